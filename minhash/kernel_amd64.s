@@ -1,0 +1,87 @@
+//go:build amd64 && !purego
+
+// AVX2 MinHash kernel.
+//
+// Slot i of a signature is hi32(min over x of v_i(x)), v_i(x) = a_i*x + b_i
+// mod 2^64. Since hi32 is monotone, that equals min over x of hi32(v_i(x)),
+// so the kernel only ever forms the high halves and takes unsigned 32-bit
+// minima (VPMINUD); AVX2 has neither a 64-bit multiply-low nor an unsigned
+// 64-bit min, and this way needs neither. Writing aL, aH, xL, xH for the
+// 32-bit halves:
+//
+//	a*x + b = aL*xL + b + ((aL*xH + aH*xL) << 32)        (mod 2^64)
+//	hi32(a*x + b) = hi32(aL*xL + b) + aL*xH + aH*xL      (mod 2^32)
+//
+// The first term needs the full 64-bit product aL*xL (VPMULUDQ) plus b
+// (VPADDQ), whose carry into the high half matters; the cross terms only
+// their low 32 bits (VPMULLD), added with 32-bit lanes (VPADDD).
+//
+// One group of 8 slots lives in a YMM register as 8 dwords. VPMULUDQ uses
+// the even dwords only, so the even slots (0,2,4,6) and the odd slots
+// (1,3,5,7) each take one VPMULUDQ and one VPADDQ in 64-bit lanes; shifting
+// the even sums right by 32 and blending in the odd sums' high dwords
+// (VPBLENDD 0xAA) gives the 8 values hi32(aL*xL + b) in slot order. Per set
+// element x: 2 broadcast loads (xL, xH), 2 VPMULUDQ, 2 VPMULLD, 2 VPADDQ,
+// 1 VPSRLQ, 1 VPBLENDD, 2 VPADDD and 1 VPMINUD for 8 slot updates. The loops
+// are interchanged: a group's constants and minima stay in registers while
+// the whole set streams past, then the 8 minima are stored as the group's
+// 8 output slots. The result is bit-identical to the pure-Go kernel.
+
+#include "textflag.h"
+
+// func minhashAVX2(consts *uint32, groups int, set []uint64, out *uint32)
+//
+// Register use: Y0 lo(a) dwords, Y1 lo(a) odd slots as qwords, Y2 hi(a)
+// dwords, Y3 b even slots, Y4 b odd slots, Y5 running minima, Y6 xL
+// broadcast, Y7 xH broadcast, Y8-Y11 temporaries, Y15 all ones.
+TEXT ·minhashAVX2(SB), NOSPLIT, $0-48
+	MOVQ consts+0(FP), AX
+	MOVQ groups+8(FP), CX
+	MOVQ set_base+16(FP), SI
+	MOVQ set_len+24(FP), DX
+	MOVQ out+40(FP), DI
+	TESTQ CX, CX
+	JZ   done
+	LEAQ (SI)(DX*8), DX           // DX = end of set
+	VPCMPEQD Y15, Y15, Y15        // all ones: the minimum of the empty set
+
+group:
+	VMOVDQU 0(AX), Y0
+	VMOVDQU 32(AX), Y1
+	VMOVDQU 64(AX), Y2
+	VMOVDQU 96(AX), Y3
+	VMOVDQU 128(AX), Y4
+	VMOVDQU Y15, Y5
+	MOVQ SI, BX
+	CMPQ BX, DX
+	JEQ  store
+
+loop:
+	VPBROADCASTD 0(BX), Y6        // xL in every dword
+	VPBROADCASTD 4(BX), Y7        // xH in every dword
+	VPMULUDQ Y6, Y0, Y8           // aL*xL, even slots
+	VPMULUDQ Y6, Y1, Y9           // aL*xL, odd slots
+	VPADDQ   Y3, Y8, Y8           // + b
+	VPADDQ   Y4, Y9, Y9
+	VPSRLQ   $32, Y8, Y8          // even slots' high halves to even dwords
+	VPBLENDD $0xAA, Y9, Y8, Y8    // odd slots' high halves in odd dwords
+	VPMULLD  Y7, Y0, Y10          // lo32(aL*xH)
+	VPMULLD  Y6, Y2, Y11          // lo32(aH*xL)
+	VPADDD   Y10, Y8, Y8
+	VPADDD   Y11, Y8, Y8          // hi32(a*x + b) for the 8 slots
+	VPMINUD  Y8, Y5, Y5
+	ADDQ     $8, BX
+	CMPQ     BX, DX
+	JNE      loop
+
+store:
+	VMOVDQU Y5, (DI)
+	ADDQ    $160, AX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     group
+	VZEROUPPER
+
+done:
+	RET
+

@@ -1,0 +1,17 @@
+//go:build !amd64 || purego
+
+package minhash
+
+// haveAVX2 reports whether this build has an AVX2 kernel the CPU can run.
+const haveAVX2 = false
+
+// useAVX2 selects the AVX2 kernel; it is always false in this build.
+var useAVX2 = false
+
+// packVector returns nil: this build has no vector kernel.
+func packVector(a, b []uint64) []uint32 { return nil }
+
+// signature sets out (len(out) == h.Slots()) to the signature of set.
+func (h *Hasher) signature(out []uint32, set []uint64) {
+	signatureGeneric(out, h.a, h.b, set)
+}

@@ -1,0 +1,64 @@
+package minhash
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+var sinkSig []uint32
+var sinkFloat float64
+
+// BenchmarkAppendSignature reports, besides ns/op and input MB/s, the
+// throughput in slot updates (slots x set elements) per nanosecond.
+func BenchmarkAppendSignature(b *testing.B) {
+	kernels := []struct {
+		name string
+		avx2 bool
+	}{{"generic", false}, {"avx2", true}}
+	for _, k := range kernels {
+		if k.avx2 && !haveAVX2 {
+			continue
+		}
+		for _, n := range []int{10, 250, 2500} {
+			b.Run(fmt.Sprintf("kernel=%s/set=%d", k.name, n), func(b *testing.B) {
+				saved := useAVX2
+				defer func() { useAVX2 = saved }()
+				useAVX2 = k.avx2
+				h := mustNew(b, DefaultSlots, 1)
+				r := rand.New(rand.NewPCG(1, 1))
+				set := make([]uint64, n)
+				for i := range set {
+					set[i] = r.Uint64()
+				}
+				dst := make([]uint32, 0, DefaultSlots)
+				b.SetBytes(int64(8 * n))
+				b.ReportAllocs()
+				for b.Loop() {
+					dst = h.AppendSignature(dst[:0], set)
+				}
+				sinkSig = dst
+				updates := float64(DefaultSlots*n) * float64(b.N)
+				b.ReportMetric(updates/float64(b.Elapsed().Nanoseconds()), "updates/ns")
+			})
+		}
+	}
+}
+
+func BenchmarkEstimate(b *testing.B) {
+	r := rand.New(rand.NewPCG(2, 2))
+	x, y := make([]uint32, DefaultSlots), make([]uint32, DefaultSlots)
+	for i := range x {
+		x[i] = r.Uint32()
+		y[i] = x[i]
+		if r.IntN(2) == 0 {
+			y[i]++
+		}
+	}
+	b.ReportAllocs()
+	var s float64
+	for b.Loop() {
+		s += Estimate(x, y)
+	}
+	sinkFloat = s
+}
