@@ -1,0 +1,200 @@
+package allpairs
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+)
+
+type pairKey struct{ i, j int }
+
+// brute is the reference: every pair compared by a sorted merge, with the
+// documented float64 threshold test.
+func brute(sets [][]uint64, t float64) map[pairKey]float64 {
+	out := map[pairKey]float64{}
+	for i := range sets {
+		for j := i + 1; j < len(sets); j++ {
+			a, b := sets[i], sets[j]
+			if len(a) == 0 || len(b) == 0 {
+				continue
+			}
+			o, x, y := 0, 0, 0
+			for x < len(a) && y < len(b) {
+				switch {
+				case a[x] < b[y]:
+					x++
+				case a[x] > b[y]:
+					y++
+				default:
+					o++
+					x++
+					y++
+				}
+			}
+			if jac := float64(o) / float64(len(a)+len(b)-o); jac >= t {
+				out[pairKey{i, j}] = jac
+			}
+		}
+	}
+	return out
+}
+
+func collect(t *testing.T, sets [][]uint64, th float64, workers int) map[pairKey]float64 {
+	t.Helper()
+	var mu sync.Mutex
+	got := map[pairKey]float64{}
+	bad := ""
+	JoinWorkers(sets, th, workers, func(i, j int, jac float64) {
+		mu.Lock()
+		defer mu.Unlock()
+		k := pairKey{i, j}
+		if i >= j {
+			bad = fmt.Sprintf("pair %v not ordered", k)
+		}
+		if _, dup := got[k]; dup {
+			bad = fmt.Sprintf("pair %v reported twice", k)
+		}
+		got[k] = jac
+	})
+	if bad != "" {
+		t.Fatal(bad)
+	}
+	return got
+}
+
+func compare(t *testing.T, name string, got, want map[pairKey]float64) {
+	t.Helper()
+	for k, w := range want {
+		g, ok := got[k]
+		if !ok {
+			t.Fatalf("%s: missing %v (jaccard %v); got %d pairs, want %d", name, k, w, len(got), len(want))
+		}
+		if g != w {
+			t.Fatalf("%s: %v jaccard %v, want %v", name, k, g, w)
+		}
+	}
+	for k, g := range got {
+		if _, ok := want[k]; !ok {
+			t.Fatalf("%s: extra %v (jaccard %v)", name, k, g)
+		}
+	}
+}
+
+// randomSets draws sets from a skewed vocabulary and plants near-copies
+// (random drops and additions) of earlier sets, some of them tiny so that
+// exact-threshold pairs such as 2 of 4 are common.
+func randomSets(rng *rand.Rand, n, vocab, maxLen int) [][]uint64 {
+	sets := make([][]uint64, n)
+	word := func() uint64 {
+		// Skewed: low values are much more frequent.
+		w := rng.IntN(vocab)
+		w = rng.IntN(w + 1)
+		return uint64(w)*0x9e3779b97f4a7c15 + 1
+	}
+	for i := range sets {
+		m := map[uint64]bool{}
+		if i > 0 && rng.IntN(2) == 0 {
+			for _, v := range sets[rng.IntN(i)] {
+				if rng.IntN(5) != 0 {
+					m[v] = true
+				}
+			}
+			for range rng.IntN(3) {
+				m[word()] = true
+			}
+		} else {
+			l := rng.IntN(maxLen + 1)
+			for range l {
+				m[word()] = true
+			}
+		}
+		s := make([]uint64, 0, len(m))
+		for v := range m {
+			s = append(s, v)
+		}
+		slices.Sort(s)
+		sets[i] = s
+	}
+	return sets
+}
+
+func TestJoinAgainstBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	total := 0
+	for _, shape := range []struct{ n, vocab, maxLen int }{
+		{0, 10, 5}, {1, 10, 5}, {2, 3, 3}, {10, 6, 4}, {60, 20, 6}, {200, 50, 12}, {400, 2000, 40}, {300, 100000, 60},
+	} {
+		for trial := range 4 {
+			sets := randomSets(rng, shape.n, shape.vocab, shape.maxLen)
+			for _, th := range []float64{0.1, 0.3, 0.5, 0.8, 1.0, 2.0 / 3, 0.75, 0.9} {
+				want := brute(sets, th)
+				total += len(want)
+				for _, workers := range []int{1, 2, 5} {
+					name := fmt.Sprintf("shape %+v trial %d t=%v workers=%d", shape, trial, th, workers)
+					compare(t, name, collect(t, sets, th, workers), want)
+				}
+			}
+		}
+	}
+	if total < 10000 {
+		t.Errorf("only %d reference pairs: inputs too easy", total)
+	}
+}
+
+func TestExactThreshold(t *testing.T) {
+	f := func(a, b []uint64, th float64, want bool) {
+		t.Helper()
+		got := false
+		Join([][]uint64{a, b}, th, func(i, j int, jac float64) { got = true })
+		if got != want {
+			t.Errorf("Join(%v, %v, %v) reported %v, want %v", a, b, th, got, want)
+		}
+	}
+	f([]uint64{1, 2, 3}, []uint64{2, 3, 4}, 0.5, true)     // 2/4
+	f([]uint64{1, 2, 3}, []uint64{2, 3, 4}, 0.5001, false) // just above
+	f([]uint64{1, 2, 3}, []uint64{1, 2, 3}, 1, true)
+	f([]uint64{1, 2, 3}, []uint64{1, 2, 4}, 1, false)
+	f([]uint64{1, 2, 3, 4, 5, 6, 7}, []uint64{1, 2, 3, 8, 9, 10}, 0.3, true) // 3/10
+	f([]uint64{1, 2}, []uint64{1, 3, 4, 5, 6}, 1.0/6, true)                  // 1/6
+	f([]uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, []uint64{1, 2, 3, 4, 5, 6, 7, 8}, 0.8, true)
+	f([]uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, []uint64{1, 2, 3, 4, 5, 6, 7}, 0.8, false)
+	f(nil, nil, 0.1, false)
+	f([]uint64{1}, nil, 0.1, false)
+	f([]uint64{5, 3, 1}, []uint64{1, 3, 5}, 1, true)         // order does not matter
+	f([]uint64{1, 1, 2, 2}, []uint64{1, 2}, 1, true)         // duplicates ignored
+	f([]uint64{1, 2, 3, 3}, []uint64{1, 2, 4, 4}, 0.5, true) // 2/4 as sets
+	f([]uint64{7, 7, 8}, []uint64{9, 10}, 0.01, false)       // a duplicate is not shared
+}
+
+func TestJoinPanicsOnBadThreshold(t *testing.T) {
+	for _, th := range []float64{0, -1, 1.5} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("t=%v: no panic", th)
+				}
+			}()
+			Join(nil, th, func(int, int, float64) {})
+		}()
+	}
+}
+
+func ExampleJoin() {
+	sets := [][]uint64{
+		{1, 2, 3, 4},
+		{10, 11},
+		{1, 2, 3, 5},
+		{2, 3, 4, 5},
+		{},
+	}
+	var out []string
+	Join(sets, 0.5, func(i, j int, jac float64) {
+		out = append(out, fmt.Sprintf("%d-%d %.2f", i, j, jac))
+	})
+	slices.Sort(out)
+	fmt.Println(out)
+	// Output:
+	// [0-2 0.60 0-3 0.60 2-3 0.60]
+}

@@ -1,0 +1,333 @@
+package lsh
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+type pair struct{ i, j uint32 }
+
+// refPairs is the reference candidate set with the documented MaxBucket
+// semantics, written plainly: bucket every band by its slot values (as a
+// string), take all pairs of a small bucket or the id-order chain of a large
+// one, and keep a pair only in the first band on which it agrees.
+func refPairs(c *Candidates) map[pair]bool {
+	p := c.Params
+	n := len(c.Sigs) / c.Slots
+	sig := func(i int) []uint32 { return c.Sigs[i*c.Slots : (i+1)*c.Slots] }
+	agree := func(i, j, band int) bool {
+		a := sig(i)[band*p.Rows : (band+1)*p.Rows]
+		b := sig(j)[band*p.Rows : (band+1)*p.Rows]
+		return slices.Equal(a, b)
+	}
+	out := map[pair]bool{}
+	for band := range p.Bands {
+		buckets := map[string][]int{}
+		for i := range n {
+			k := fmt.Sprint(sig(i)[band*p.Rows : (band+1)*p.Rows])
+			buckets[k] = append(buckets[k], i) // ascending ids
+		}
+		for _, m := range buckets {
+			var edges []pair
+			if c.MaxBucket > 0 && len(m) > c.MaxBucket {
+				for k := 0; k+1 < len(m); k++ {
+					edges = append(edges, pair{uint32(m[k]), uint32(m[k+1])})
+				}
+			} else {
+				for x := range m {
+					for y := x + 1; y < len(m); y++ {
+						edges = append(edges, pair{uint32(m[x]), uint32(m[y])})
+					}
+				}
+			}
+			for _, e := range edges {
+				home := 0
+				for !agree(int(e.i), int(e.j), home) {
+					home++
+				}
+				if home == band {
+					out[e] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// bruteAgree is the plainest reference of all: every i < j that agrees on
+// some band.
+func bruteAgree(c *Candidates) map[pair]bool {
+	p := c.Params
+	n := len(c.Sigs) / c.Slots
+	out := map[pair]bool{}
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			for band := range p.Bands {
+				lo := band * p.Rows
+				if slices.Equal(c.Sigs[i*c.Slots+lo:i*c.Slots+lo+p.Rows], c.Sigs[j*c.Slots+lo:j*c.Slots+lo+p.Rows]) {
+					out[pair{uint32(i), uint32(j)}] = true
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// randomSigs returns n signatures whose values come from a small alphabet
+// (so bands agree by chance) plus planted near-copies of earlier documents.
+func randomSigs(rng *rand.Rand, n, slots, alphabet int) []uint32 {
+	sigs := make([]uint32, n*slots)
+	for i := range n {
+		s := sigs[i*slots : (i+1)*slots]
+		if i > 0 && rng.IntN(3) == 0 {
+			copy(s, sigs[rng.IntN(i)*slots:])
+			for range rng.IntN(slots + 1) {
+				s[rng.IntN(slots)] = uint32(rng.IntN(alphabet))
+			}
+			continue
+		}
+		for k := range s {
+			s[k] = uint32(rng.IntN(alphabet))
+		}
+	}
+	return sigs
+}
+
+// runCollect runs c and returns the pairs, failing on duplicates, i >= j or
+// a bad worker index.
+func runCollect(t *testing.T, c *Candidates) (map[pair]bool, Stats) {
+	t.Helper()
+	workers := max(c.Workers, 1)
+	per := make([][]pair, workers)
+	st, err := c.Run(func(w int, i, j uint32) {
+		per[w] = append(per[w], pair{i, j}) // per-worker state, no lock
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[pair]bool{}
+	for _, ps := range per {
+		for _, p := range ps {
+			if p.i >= p.j {
+				t.Fatalf("pair %v not ordered", p)
+			}
+			if got[p] {
+				t.Fatalf("pair %v reported twice", p)
+			}
+			got[p] = true
+		}
+	}
+	if st.Pairs != int64(len(got)) {
+		t.Fatalf("Stats.Pairs = %d, reported %d", st.Pairs, len(got))
+	}
+	return got, st
+}
+
+func diff(t *testing.T, what string, got, want map[pair]bool) {
+	t.Helper()
+	for p := range want {
+		if !got[p] {
+			t.Fatalf("%s: missing %v (got %d pairs, want %d)", what, p, len(got), len(want))
+		}
+	}
+	for p := range got {
+		if !want[p] {
+			t.Fatalf("%s: extra %v (got %d pairs, want %d)", what, p, len(got), len(want))
+		}
+	}
+}
+
+// components labels each of n nodes with its smallest connected node.
+func components(n int, pairs map[pair]bool) []int {
+	parent := make([]int, n)
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(x int) int {
+		if parent[x] != x {
+			parent[x] = find(parent[x])
+		}
+		return parent[x]
+	}
+	for p := range pairs {
+		a, b := find(int(p.i)), find(int(p.j))
+		parent[max(a, b)] = min(a, b)
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = find(i)
+	}
+	return out
+}
+
+func testAgainstReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	shapes := []struct{ slots, b, r, alphabet int }{
+		{4, 4, 1, 8}, {8, 4, 2, 3}, {12, 3, 3, 2}, {16, 5, 3, 2}, {10, 2, 5, 2}, {9, 1, 9, 2},
+	}
+	var total, large int64
+	defer func() {
+		t.Logf("%d pairs, %d large buckets checked", total, large)
+		if total < 100_000 || large < 1000 {
+			t.Errorf("the random inputs are too easy: %d pairs, %d large buckets", total, large)
+		}
+	}()
+	for _, sh := range shapes {
+		for _, n := range []int{0, 1, 2, 3, 5, 17, 60, 250} {
+			for _, workers := range []int{0, 1, 2, 7} {
+				for _, maxBucket := range []int{0, 2, 5} {
+					c := &Candidates{
+						Params:    Params{sh.b, sh.r},
+						Slots:     sh.slots,
+						Sigs:      randomSigs(rng, n, sh.slots, sh.alphabet),
+						Workers:   workers,
+						MaxBucket: maxBucket,
+					}
+					name := fmt.Sprintf("slots=%d %v n=%d workers=%d max=%d", sh.slots, c.Params, n, workers, maxBucket)
+					got, st := runCollect(t, c)
+					total += st.Pairs
+					large += st.LargeBuckets
+					diff(t, name+" vs reference", got, refPairs(c))
+					all := bruteAgree(c)
+					if maxBucket <= 0 {
+						diff(t, name+" vs brute force", got, all)
+						if st.LargeBuckets != 0 {
+							t.Fatalf("%s: LargeBuckets = %d with no limit", name, st.LargeBuckets)
+						}
+					} else if !slices.Equal(components(n, got), components(n, all)) {
+						t.Fatalf("%s: components differ from the unlimited search", name)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestRunAgainstReference(t *testing.T) { testAgainstReference(t) }
+
+// Narrowing the key to 2 bits makes almost every band key collide, which
+// drives every bucket through the value-verification path.
+func TestRunKeyCollisions(t *testing.T) {
+	defer func(m uint64) { keyMask = m }(keyMask)
+	keyMask = 3
+	testAgainstReference(t)
+}
+
+func TestRunLargeBucket(t *testing.T) {
+	const n, slots = 10_000, 128
+	sigs := make([]uint32, n*slots)
+	for i := range n {
+		for k := range slots {
+			sigs[i*slots+k] = uint32(k * 7)
+		}
+	}
+	for _, workers := range []int{1, 2, 7} {
+		c := &Candidates{Params: Params{35, 3}, Slots: slots, Sigs: sigs, Workers: workers, MaxBucket: 1000}
+		start := time.Now()
+		got, st := runCollect(t, c)
+		el := time.Since(start)
+		if len(got) != n-1 || st.LargeBuckets != 35 || st.MaxBucketSeen != n {
+			t.Fatalf("workers=%d: %d pairs, stats %+v; want %d pairs, 35 large buckets", workers, len(got), st, n-1)
+		}
+		for i := range uint32(n - 1) {
+			if !got[pair{i, i + 1}] {
+				t.Fatalf("chain pair (%d, %d) missing", i, i+1)
+			}
+		}
+		if el > 2*time.Second {
+			t.Errorf("workers=%d: large bucket took %v", workers, el)
+		}
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	f := func(c Candidates) {
+		t.Helper()
+		called := false
+		if _, err := c.Run(func(int, uint32, uint32) { called = true }); err == nil || called {
+			t.Errorf("%+v: err %v, called %v; want an error and no call", c, err, called)
+		}
+	}
+	f(Candidates{Params: Params{0, 3}, Slots: 12, Sigs: make([]uint32, 24)})
+	f(Candidates{Params: Params{3, 0}, Slots: 12, Sigs: make([]uint32, 24)})
+	f(Candidates{Params: Params{5, 3}, Slots: 12, Sigs: make([]uint32, 24)})
+	f(Candidates{Params: Params{1, 1}, Slots: 0, Sigs: nil})
+	f(Candidates{Params: Params{4, 3}, Slots: 12, Sigs: make([]uint32, 25)})
+}
+
+func TestRunNilFn(t *testing.T) {
+	c := &Candidates{Params: Params{2, 1}, Slots: 2, Sigs: []uint32{1, 2, 1, 3, 0, 2}}
+	st, err := c.Run(nil)
+	if err != nil || st.Pairs != 2 {
+		t.Fatalf("Run(nil) = %+v, %v; want 2 pairs", st, err)
+	}
+}
+
+func TestRadixSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, n := range []int{0, 1, 2, 3, 100, 5000} {
+		for _, mask := range []uint64{^uint64(0), 0xff, 0xff00ff0000000000, 0} {
+			a := make([]entry, n)
+			for i := range a {
+				a[i] = entry{rng.Uint64() & mask, uint32(i)}
+			}
+			want := slices.Clone(a)
+			slices.SortStableFunc(want, func(x, y entry) int {
+				switch {
+				case x.key < y.key:
+					return -1
+				case x.key > y.key:
+					return 1
+				}
+				return 0
+			})
+			got := radixSort(a, make([]entry, n))
+			if !slices.Equal(got, want) {
+				t.Fatalf("n=%d mask=%x: radix sort differs", n, mask)
+			}
+		}
+	}
+}
+
+// Golden band keys: BandKey is a fixed function that an index may store.
+func TestBandKeyGolden(t *testing.T) {
+	p := Params{2, 3}
+	sig := []uint32{1, 2, 3, 4, 5, 6}
+	got := []uint64{p.BandKey(sig, 0), p.BandKey(sig, 1), Params{1, 1}.BandKey([]uint32{0}, 0)}
+	want := []uint64{0x79ea72a342b3ea3, 0x4108e54fd419f489, 0x39b341861f2ddef9}
+	if !slices.Equal(got, want) {
+		t.Errorf("BandKey golden values changed: got %#x", got)
+	}
+	if p.BandKey([]uint32{7, 7, 7, 7, 7, 7}, 0) == p.BandKey([]uint32{7, 7, 7, 7, 7, 7}, 1) {
+		t.Error("equal values in different bands gave equal keys")
+	}
+}
+
+func ExampleCandidates_Run() {
+	// Four signatures of 4 slots, 2 bands of 2 rows. 0 and 1 agree on both
+	// bands (reported once), 1 and 2 on band 1, 3 on none.
+	c := &Candidates{
+		Params: Params{Bands: 2, Rows: 2},
+		Slots:  4,
+		Sigs: []uint32{
+			1, 2, 3, 4,
+			1, 2, 3, 4,
+			9, 9, 3, 4,
+			5, 6, 7, 8,
+		},
+	}
+	var pairs [][2]uint32
+	st, err := c.Run(func(_ int, i, j uint32) { pairs = append(pairs, [2]uint32{i, j}) })
+	if err != nil {
+		panic(err)
+	}
+	slices.SortFunc(pairs, func(a, b [2]uint32) int { return slices.Compare(a[:], b[:]) })
+	fmt.Println(pairs, st.Pairs)
+	// Output:
+	// [[0 1] [0 2] [1 2]] 3
+}

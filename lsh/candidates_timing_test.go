@@ -1,0 +1,132 @@
+package lsh
+
+import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"runtime/metrics"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+var benchSigs = map[int][]uint32{}
+
+// randomBenchSigs returns n random 128-slot signatures, cached across benchmarks.
+func randomBenchSigs(n int) []uint32 {
+	if s, ok := benchSigs[n]; ok {
+		return s
+	}
+	rng := rand.New(rand.NewPCG(uint64(n), 1))
+	s := make([]uint32, n*128)
+	for i := range s {
+		s[i] = rng.Uint32()
+	}
+	benchSigs[n] = s
+	return s
+}
+
+// heapPeak samples the bytes in heap objects every millisecond until stop
+// is called, which returns the peak above the level when it started.
+func heapPeak() (stop func() uint64) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	runtime.GC()
+	base := read()
+	peak := base
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tk := time.NewTicker(time.Millisecond)
+		defer tk.Stop()
+		for {
+			peak = max(peak, read())
+			select {
+			case <-done:
+				return
+			case <-tk.C:
+			}
+		}
+	})
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		return max(peak, read()) - base
+	}
+}
+
+func BenchmarkRun(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		sigs := randomBenchSigs(n)
+		for _, workers := range []int{1, 2, 4} {
+			b.Run(fmt.Sprintf("n=%d/workers=%d", n, workers), func(b *testing.B) {
+				c := &Candidates{Params: Params{35, 3}, Slots: 128, Sigs: sigs, Workers: workers, MaxBucket: 1000}
+				// Peak heap of one Run on its own, above the signatures.
+				stop := heapPeak()
+				st, err := c.Run(nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				peak := stop()
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := c.Run(nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
+				b.ReportMetric(float64(st.Pairs), "pairs")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/doc")
+			})
+		}
+	}
+}
+
+// BenchmarkSort compares the LSD radix sort Run uses with slices.SortFunc
+// on the same (key, id) records.
+func BenchmarkSort(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		rng := rand.New(rand.NewPCG(5, 6))
+		src := make([]entry, n)
+		for i := range src {
+			src[i] = entry{rng.Uint64(), uint32(i)}
+		}
+		a, tmp := make([]entry, n), make([]entry, n)
+		b.Run(fmt.Sprintf("radix/n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				copy(a, src)
+				radixSort(a, tmp)
+			}
+		})
+		b.Run(fmt.Sprintf("slices.SortFunc/n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				copy(a, src)
+				slices.SortFunc(a, func(x, y entry) int {
+					if c := cmp.Compare(x.key, y.key); c != 0 {
+						return c
+					}
+					return cmp.Compare(x.id, y.id)
+				})
+			}
+		})
+	}
+}
+
+func BenchmarkBandKey(b *testing.B) {
+	sig := make([]uint32, 128)
+	for i := range sig {
+		sig[i] = uint32(i * 2654435761)
+	}
+	p := Params{35, 3}
+	var sink uint64
+	for b.Loop() {
+		for band := range 35 {
+			sink += p.BandKey(sig, band)
+		}
+	}
+	_ = sink
+}
