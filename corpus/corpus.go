@@ -2,12 +2,39 @@
 // (optionally gzip- or zstd-compressed), standard input and directories, and
 // writes the records a caller keeps back out in the input's format.
 //
-// STUB: contract only; the implementation replaces the bodies.
+// A Reader yields one Record per document. Record numbers (Record.Num) are
+// 1-based and count every data record of the file in order, including
+// malformed records that Options.SkipBad skips, so numbers are stable between
+// two reads of the same file and Filter can select records by the numbers a
+// Reader gave. Blank lines in JSONL, CSV and TSV are not records; in text
+// files every line is one.
+//
+// Invalid UTF-8 is passed through unchanged. A UTF-8 byte order mark at the
+// start of a text, JSONL, CSV or TSV input is dropped. Compression (gzip,
+// zstd) is recognised by magic bytes, so a mislabeled file still reads; the
+// .gz/.zst suffix only matters for detecting the format from the name.
+//
+// JSONL: the text is the TextFields joined by one space, each a string
+// (unescaped), a number, bool, object or array as its JSON text, or empty when
+// null or absent; a record with none of them is ErrMissingField. The id is
+// the IDField ("id" by default) as string or JSON text, "" when absent.
+//
+// CSV is strict (encoding/csv); a malformed row costs itself only, see
+// Options.SkipBad. TSV accepts CSV-style quoted fields but reads a field with
+// stray quotes literally, as real TSV exports need. Default column names
+// ("text", "id") match a header case-insensitively; explicit names exactly.
+//
+// Dir: files whose content is gzip or zstd are decompressed.
 package corpus
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // Format is an input format.
@@ -23,20 +50,66 @@ const (
 	Dir                   // one document per regular file, id = slash-separated relative path
 )
 
+var formatNames = [...]string{"auto", "text", "jsonl", "csv", "tsv", "parquet", "dir"}
+
 // Sentinel errors, wrapped in *Error.
 var (
 	ErrMalformed    = errors.New("malformed record")
 	ErrMissingField = errors.New("missing field")
 )
 
-// ParseFormat parses auto|text|jsonl|csv|tsv|parquet|dir.
-func ParseFormat(s string) (Format, error) { panic("unimplemented") }
+// ParseFormat parses auto|text|jsonl|csv|tsv|parquet|dir (case-insensitive).
+func ParseFormat(s string) (Format, error) {
+	for i, n := range formatNames {
+		if strings.EqualFold(s, n) {
+			return Format(i), nil
+		}
+	}
+	return Auto, fmt.Errorf("corpus: unknown format %q (want %s)", s, strings.Join(formatNames[:], "|"))
+}
 
 // String returns the name ParseFormat accepts.
-func (f Format) String() string { panic("unimplemented") }
+func (f Format) String() string {
+	if int(f) < len(formatNames) {
+		return formatNames[f]
+	}
+	return "Format(" + strconv.Itoa(int(f)) + ")"
+}
 
-// Detect returns the format Auto resolves to for path.
-func Detect(path string) (Format, error) { panic("unimplemented") }
+// Detect returns the format Auto resolves to for path: Dir for a directory,
+// otherwise the format named by the extension after removing a .gz or .zst
+// suffix (.txt .text, .jsonl .ndjson .json, .csv, .tsv .tab, .parquet .pq,
+// case-insensitive). For "-" (standard input) it returns Auto: Open sniffs
+// the content. An unknown extension is an *Error suggesting --format.
+func Detect(path string) (Format, error) {
+	if path == "-" {
+		return Auto, nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return Dir, nil
+	}
+	base := strings.ToLower(filepath.Base(path))
+	base = strings.TrimSuffix(base, ".gz")
+	base = strings.TrimSuffix(base, ".zst")
+	ext := filepath.Ext(base)
+	switch ext {
+	case ".txt", ".text":
+		return Text, nil
+	case ".jsonl", ".ndjson", ".json":
+		return JSONL, nil
+	case ".csv":
+		return CSV, nil
+	case ".tsv", ".tab":
+		return TSV, nil
+	case ".parquet", ".pq":
+		return Parquet, nil
+	}
+	what := "no extension"
+	if ext != "" {
+		what = "unknown extension " + strconv.Quote(ext)
+	}
+	return Auto, &Error{File: path, Err: fmt.Errorf("cannot detect the format (%s); use --format text|jsonl|csv|tsv|parquet", what)}
+}
 
 // Options say how to read.
 type Options struct {
@@ -54,7 +127,35 @@ type Error struct {
 	Err    error
 }
 
-func (e *Error) Error() string { panic("unimplemented") }
+// Error formats e as "FILE:LINE: record N: what", leaving out the parts that
+// are empty or zero.
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(e.Line))
+		}
+		b.WriteString(": ")
+	} else if e.Line > 0 {
+		b.WriteString("line ")
+		b.WriteString(strconv.Itoa(e.Line))
+		b.WriteString(": ")
+	}
+	if e.Record > 0 {
+		b.WriteString("record ")
+		b.WriteString(strconv.Itoa(e.Record))
+		b.WriteString(": ")
+	}
+	if e.Err != nil {
+		b.WriteString(e.Err.Error())
+	} else {
+		b.WriteString("error")
+	}
+	return b.String()
+}
+
 func (e *Error) Unwrap() error { return e.Err }
 
 // Record is one document.
@@ -66,33 +167,150 @@ type Record struct {
 }
 
 // Reader reads records from one input. Not safe for concurrent use.
-type Reader struct{}
-
-// Open opens path ("-" for standard input) for reading.
-func Open(path string, o Options) (*Reader, error) { panic("unimplemented") }
-
-// Next returns the next record, or io.EOF after the last. The record and its
-// Text are valid until the next call.
-func (r *Reader) Next() (*Record, error) { panic("unimplemented") }
-
-// Skipped returns how many bad records SkipBad skipped so far.
-func (r *Reader) Skipped() int { panic("unimplemented") }
-
-// Close releases the input.
-func (r *Reader) Close() error { panic("unimplemented") }
-
-// Filter writes to w, in the format of inputs (all of one format), the records
-// of inputs for which keep(fileIndex, recordNum) is true, in input order.
-// CSV/TSV: one header row; Parquet: the schema of the first file. Dir inputs
-// are not supported here (use FilterDir).
-func Filter(w io.Writer, inputs []string, o Options, keep func(file, num int) bool) error {
-	panic("unimplemented")
+type Reader struct {
+	name    string // file name used in errors
+	format  Format // resolved format, never Auto
+	src     source
+	rec     Record
+	opts    Options
+	skipBad bool
+	skipped int
+	err     error // sticky error (io.EOF after the end)
+	closers []func() error
 }
 
-// FilterDir copies the files of directory src whose record number satisfies
-// keep into dst (which must not exist), keeping relative paths.
-func FilterDir(dst, src string, keep func(num int) bool) error { panic("unimplemented") }
+// source is one format implementation. next fills rec and returns nil, or
+// io.EOF at the end, a badRecord for a record SkipBad may skip, or another
+// error that ends reading.
+type source interface {
+	next(rec *Record) error
+}
 
-// NewCompressWriter wraps w in gzip or zstd compression when name ends in .gz
-// or .zst, and returns a no-op closer otherwise. Close flushes but does not close w.
-func NewCompressWriter(w io.Writer, name string) (io.WriteCloser, error) { panic("unimplemented") }
+// badRecord marks a skippable per-record error.
+type badRecord struct{ e *Error }
+
+func (b badRecord) Error() string { return b.e.Error() }
+
+// Open opens path ("-" for standard input) for reading. With Options.Format
+// Auto the format is detected as Detect describes; standard input is sniffed
+// (JSONL when the first non-space byte is '{', Parquet for "PAR1", else
+// text; CSV and TSV need an explicit format). CSV and TSV headers
+// are read and the text and id columns checked here; Parquet likewise checks
+// its columns. Errors are *Error naming the file.
+func Open(path string, o Options) (*Reader, error) {
+	r := &Reader{name: path, opts: o, skipBad: o.SkipBad}
+	if path == "-" {
+		r.name = "<stdin>"
+	}
+	if err := r.open(path, o); err != nil {
+		r.Close()
+		var e *Error
+		if !errors.As(err, &e) {
+			err = &Error{File: r.name, Err: err}
+		}
+		return nil, err
+	}
+	return r, nil
+}
+
+// NewReader reads the input in, which is named name in errors. With Format
+// Auto the format is detected from name's extension as Detect does, and when
+// that fails it is sniffed as for standard input. Compressed content is
+// recognised by its magic bytes. Dir is not supported. Close does not close in.
+func NewReader(in io.Reader, name string, o Options) (*Reader, error) {
+	r := &Reader{name: name, opts: o, skipBad: o.SkipBad}
+	f := o.Format
+	if f == Auto && name != "" && name != "-" {
+		if d, err := Detect(name); err == nil && d != Dir {
+			f = d
+		}
+	}
+	var err error
+	if f == Dir || f > Dir {
+		err = fmt.Errorf("cannot read %v from a stream", f)
+	} else {
+		err = r.openStream(in, f)
+	}
+	if err != nil {
+		r.Close()
+		var e *Error
+		if !errors.As(err, &e) {
+			err = &Error{File: name, Err: err}
+		}
+		return nil, err
+	}
+	return r, nil
+}
+
+// Format returns the resolved format of the input (never Auto).
+func (r *Reader) Format() Format { return r.format }
+
+// Next returns the next record, or io.EOF after the last. The record and its
+// Text are valid until the next call; the same *Record is returned each time.
+// With Options.SkipBad, malformed records are skipped and counted; otherwise
+// the first one ends reading with an *Error wrapping ErrMalformed or
+// ErrMissingField. Every error other than io.EOF is an *Error, and it is
+// returned again by later calls. Next does not allocate for text and JSONL
+// input, apart from Record.ID.
+func (r *Reader) Next() (*Record, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	for {
+		err := r.src.next(&r.rec)
+		if err == nil {
+			return &r.rec, nil
+		}
+		if b, ok := err.(badRecord); ok {
+			if r.skipBad {
+				r.skipped++
+				continue
+			}
+			err = b.e
+		} else if err != io.EOF {
+			var e *Error
+			if !errors.As(err, &e) {
+				err = &Error{File: r.name, Err: err}
+			}
+		}
+		r.err = err
+		return nil, err
+	}
+}
+
+// Skipped returns how many bad records SkipBad skipped so far.
+func (r *Reader) Skipped() int { return r.skipped }
+
+// Close releases the input (and removes any temporary spool file). Closing
+// standard input is left to the caller.
+func (r *Reader) Close() error {
+	var first error
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		if err := r.closers[i](); err != nil && first == nil {
+			first = err
+		}
+	}
+	r.closers = nil
+	if r.err == nil {
+		r.err = io.EOF
+	}
+	if first != nil {
+		return &Error{File: r.name, Err: first}
+	}
+	return nil
+}
+
+func (r *Reader) bad(line, num int, err error) error {
+	return badRecord{&Error{File: r.name, Line: line, Record: num, Err: err}}
+}
+
+func (r *Reader) ioErr(line int, err error) error {
+	if err == io.EOF {
+		return err
+	}
+	return &Error{File: r.name, Line: line, Err: err}
+}
+
+func malformed(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)
+}

@@ -1,0 +1,107 @@
+package corpus
+
+import (
+	"fmt"
+
+	"github.com/valyala/fastjson"
+)
+
+// jsonlSrc: one JSON object per line; blank lines are not records.
+type jsonlSrc struct {
+	r       *Reader
+	ls      *lineSrc
+	p       fastjson.Parser
+	fields  []string
+	idField string
+	num     int
+	text    []byte
+	raw     []byte // the line without its '\n'
+}
+
+func newJSONLSrc(r *Reader, ls *lineSrc, o Options) *jsonlSrc {
+	j := &jsonlSrc{r: r, ls: ls, fields: o.TextFields, idField: o.IDField}
+	if len(j.fields) == 0 {
+		j.fields = []string{"text"}
+	}
+	if j.idField == "" {
+		j.idField = "id"
+	}
+	return j
+}
+
+func (j *jsonlSrc) next(rec *Record) error {
+	for {
+		b, n, err := j.ls.next()
+		if err != nil {
+			return j.r.ioErr(n, err)
+		}
+		line := trimEOL(b)
+		if isBlank(line) {
+			continue
+		}
+		j.num++
+		j.raw = trimLF(b)
+		v, err := j.p.ParseBytes(line)
+		if err != nil {
+			return j.r.bad(n, j.num, malformed("invalid JSON: %v", err))
+		}
+		o, err := v.Object()
+		if err != nil {
+			return j.r.bad(n, j.num, malformed("not a JSON object"))
+		}
+		*rec = Record{Num: j.num, Line: n}
+		found := false
+		if len(j.fields) == 1 {
+			// Fast path: one text field, aliased in the parser's buffer when a string.
+			if fv := o.Get(j.fields[0]); fv != nil {
+				found = true
+				if fv.Type() == fastjson.TypeString {
+					rec.Text, _ = fv.StringBytes()
+				} else {
+					j.text = appendJSONValue(j.text[:0], fv)
+					rec.Text = j.text
+				}
+			}
+		} else {
+			t := j.text[:0]
+			for i, f := range j.fields {
+				if i > 0 {
+					t = append(t, ' ')
+				}
+				if fv := o.Get(f); fv != nil {
+					found = true
+					t = appendJSONValue(t, fv)
+				}
+			}
+			j.text = t
+			rec.Text = t
+		}
+		if !found {
+			return j.r.bad(n, j.num, fmt.Errorf("%w: no text field %s in the object", ErrMissingField, quoteList(j.fields)))
+		}
+		if iv := o.Get(j.idField); iv != nil {
+			switch iv.Type() {
+			case fastjson.TypeString:
+				s, _ := iv.StringBytes()
+				rec.ID = string(s)
+			case fastjson.TypeNull:
+			default:
+				rec.ID = string(iv.MarshalTo(nil))
+			}
+		}
+		return nil
+	}
+}
+
+// appendJSONValue appends the text of v: a string unescaped, null as nothing,
+// anything else (number, bool, object, array) as its compact JSON text.
+func appendJSONValue(dst []byte, v *fastjson.Value) []byte {
+	switch v.Type() {
+	case fastjson.TypeString:
+		s, _ := v.StringBytes()
+		return append(dst, s...)
+	case fastjson.TypeNull:
+		return dst
+	}
+	return v.MarshalTo(dst)
+}

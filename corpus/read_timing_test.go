@@ -1,0 +1,100 @@
+package corpus
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// benchDoc returns a ~1.5 KB document of words.
+func benchDoc(rng *rand.Rand) string {
+	words := []string{"near", "duplicate", "detection", "engine", "shingle", "minhash", "band", "bucket",
+		"candidate", "cluster", "the", "a", "of", "and", "quick", "brown", "fox", "jumps", "over", "lazy", "dog",
+		`\"quoted\"`, `tab\there`, `caf\u00e9`}
+	var b strings.Builder
+	for b.Len() < 1500 {
+		b.WriteString(words[rng.IntN(len(words))])
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// benchFile builds an input of about 30 MB of ~1.5 KB records.
+func benchFile(b *testing.B, f Format, withID bool) []byte {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var buf bytes.Buffer
+	switch f {
+	case CSV:
+		buf.WriteString("id,text\n")
+	case TSV:
+		buf.WriteString("id\ttext\n")
+	}
+	for i := 0; buf.Len() < 30<<20; i++ {
+		d := benchDoc(rng)
+		switch f {
+		case Text:
+			buf.WriteString(strings.NewReplacer(`\"`, `"`, `\t`, "\t", `\u00e9`, "é").Replace(d))
+		case JSONL:
+			if withID {
+				fmt.Fprintf(&buf, `{"id":%d,"source":"bench","text":"%s","lang":"en"}`, i, d)
+			} else {
+				fmt.Fprintf(&buf, `{"source":"bench","text":"%s","lang":"en"}`, d)
+			}
+		case CSV:
+			fmt.Fprintf(&buf, `%d,"%s"`, i, strings.ReplaceAll(d, `\"`, `""`))
+		case TSV:
+			fmt.Fprintf(&buf, "%d\t%s", i, strings.ReplaceAll(d, `\t`, " "))
+		}
+		buf.WriteByte('\n')
+	}
+	return buf.Bytes()
+}
+
+func benchRead(b *testing.B, f Format, withID bool) {
+	data := benchFile(b, f, withID)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		r, err := NewReader(bytes.NewReader(data), "bench", Options{Format: f})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			rec, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n += len(rec.Text)
+		}
+		r.Close()
+	}
+	if n == 0 {
+		b.Fatal("no text")
+	}
+}
+
+// Run: go test -run '^$' -bench . -benchtime 20x ./corpus/
+//
+// AMD EPYC, 2 CPUs, Go 1.26, 30 MB of ~1.5 KB records (escape-heavy JSON:
+// about one word in eight has an escape):
+//
+//	text      ~8900 MB/s   6 allocs per file
+//	jsonl     ~350-440 MB/s  16 allocs per file (none per record)
+//	jsonl-id  ~300 MB/s    +1 alloc per record (Record.ID)
+//	csv       ~310 MB/s    encoding/csv allocates each row
+//	tsv       ~3700 MB/s   +1 alloc per record (Record.ID)
+func BenchmarkRead(b *testing.B) {
+	b.Run("text", func(b *testing.B) { benchRead(b, Text, false) })
+	b.Run("jsonl", func(b *testing.B) { benchRead(b, JSONL, false) })
+	b.Run("jsonl-id", func(b *testing.B) { benchRead(b, JSONL, true) })
+	b.Run("csv", func(b *testing.B) { benchRead(b, CSV, false) })
+	b.Run("tsv", func(b *testing.B) { benchRead(b, TSV, false) })
+}
