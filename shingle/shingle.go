@@ -1,10 +1,9 @@
-// Package shingle turns text into sets of 64-bit shingle hashes and computes
-// their exact Jaccard index.
-//
-// STUB: contract only; the implementation replaces the bodies.
 package shingle
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Mode selects how text is cut into shingles.
 type Mode uint8
@@ -22,14 +21,35 @@ const (
 	DefaultCharN = 5
 )
 
+// MaxN is the largest shingle length New accepts. Hashing a shingle costs
+// O(N), so work per document is O(N × length).
+const MaxN = 1000
+
 // ErrInvalidOptions is returned by New for options it cannot use.
 var ErrInvalidOptions = errors.New("shingle: invalid options")
 
-// ParseMode parses "word" or "char".
-func ParseMode(s string) (Mode, error) { panic("unimplemented") }
+// ParseMode parses "word" or "char". Any other string gives an error that
+// wraps ErrInvalidOptions.
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "word":
+		return Word, nil
+	case "char":
+		return Char, nil
+	}
+	return 0, fmt.Errorf("%w: unknown mode %q (want word or char)", ErrInvalidOptions, s)
+}
 
-// String returns "word" or "char".
-func (m Mode) String() string { panic("unimplemented") }
+// String returns "word" or "char"; "Mode(n)" for values that are not modes.
+func (m Mode) String() string {
+	switch m {
+	case Word:
+		return "word"
+	case Char:
+		return "char"
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
 
 // Options says how to shingle.
 type Options struct {
@@ -41,18 +61,117 @@ type Options struct {
 // Shingler cuts text into shingle hashes. It keeps scratch buffers, so it is
 // not safe for concurrent use; use one per goroutine. After warm-up it
 // allocates nothing.
-type Shingler struct{}
+type Shingler struct {
+	o Options // N resolved
 
-// New returns a Shingler for o.
-func New(o Options) (*Shingler, error) { panic("unimplemented") }
+	ring    []uint64 // Word: last N token hashes, stored twice (see appendWord)
+	norm    []byte   // Char: normalised text followed by 8 zero bytes
+	scratch []uint64 // sort: bucket sort destination
+	counts  []int32  // sort: bucket counts
+}
+
+// New returns a Shingler for o. It returns an error wrapping
+// ErrInvalidOptions if o.Mode is not Word or Char, or o.N is negative or
+// larger than MaxN.
+func New(o Options) (*Shingler, error) {
+	if o.Mode != Word && o.Mode != Char {
+		return nil, fmt.Errorf("%w: mode %v", ErrInvalidOptions, o.Mode)
+	}
+	if o.N < 0 || o.N > MaxN {
+		return nil, fmt.Errorf("%w: shingle length %d: want 0 (default) to %d", ErrInvalidOptions, o.N, MaxN)
+	}
+	if o.N == 0 {
+		o.N = DefaultWordN
+		if o.Mode == Char {
+			o.N = DefaultCharN
+		}
+	}
+	s := &Shingler{o: o}
+	if o.Mode == Word {
+		s.ring = make([]uint64, 2*o.N)
+	}
+	return s, nil
+}
+
+// Options returns the options s was made with, N resolved to the mode's
+// default if it was 0.
+func (s *Shingler) Options() Options { return s.o }
 
 // AppendSet appends the shingle set of text to dst and returns the extended
 // slice: hashes sorted ascending, without duplicates. Text with no token has
 // no shingles.
-func (s *Shingler) AppendSet(dst []uint64, text []byte) []uint64 { panic("unimplemented") }
+//
+// Only the appended part is sorted; the elements already in dst are left
+// as they are. text is only read, and neither text nor dst is retained.
+// A document yields at most len(text) hashes, so a dst with that much spare
+// capacity never grows; AppendSet then allocates nothing unless the
+// Shingler's scratch buffers must grow for a document larger than any it
+// has seen before.
+func (s *Shingler) AppendSet(dst []uint64, text []byte) []uint64 {
+	base := len(dst)
+	if s.o.Mode == Word {
+		dst = s.appendWord(dst, text)
+	} else {
+		dst = s.appendChar(dst, text)
+	}
+	return dst[:base+s.finish(dst[base:])]
+}
 
-// Intersection returns |a ∩ b| of two sorted, duplicate-free slices.
-func Intersection(a, b []uint64) int { panic("unimplemented") }
+// AppendSetString is AppendSet for a string. It does not copy text.
+func (s *Shingler) AppendSetString(dst []uint64, text string) []uint64 {
+	return s.AppendSet(dst, stringBytes(text))
+}
 
-// Jaccard returns |a ∩ b| / |a ∪ b| of two sorted, duplicate-free slices; 0 when both are empty.
-func Jaccard(a, b []uint64) float64 { panic("unimplemented") }
+// finish sorts a, applies bag numbering if asked, and removes duplicates.
+// It returns the number of elements kept at the front of a.
+func (s *Shingler) finish(a []uint64) int {
+	if len(a) <= 1 {
+		return len(a)
+	}
+	if !s.o.Bag {
+		return s.sortDedup(a)
+	}
+	s.sort(a, 64)
+	if !numberRuns(a) {
+		return len(a)
+	}
+	return s.sortDedup(a)
+}
+
+// numberRuns replaces, in each run of j+1 equal values h in the sorted a, the
+// copies after the first by bagHash(h, 1) ... bagHash(h, j). It reports
+// whether it changed anything; a is then no longer sorted.
+func numberRuns(a []uint64) bool {
+	changed := false
+	for i := 0; i < len(a); {
+		h := a[i]
+		k := i + 1
+		for k < len(a) && a[k] == h {
+			k++
+		}
+		for j := i + 1; j < k; j++ {
+			a[j] = bagHash(h, j-i)
+			changed = true
+		}
+		i = k
+	}
+	return changed
+}
+
+// dedup removes adjacent duplicates from the sorted a in place and returns
+// the number of elements kept.
+func dedup(a []uint64) int {
+	if len(a) == 0 {
+		return 0
+	}
+	m := 1
+	prev := a[0]
+	for _, x := range a[1:] {
+		if x != prev {
+			a[m] = x
+			m++
+			prev = x
+		}
+	}
+	return m
+}

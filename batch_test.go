@@ -1,0 +1,318 @@
+package neardup
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/allpairs"
+	"github.com/neardup/neardup/internal/gen"
+	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/shingle"
+)
+
+// corpusDocs generates n documents with planted near-duplicates.
+func corpusDocs(t testing.TB, n, words int, seed uint64) []string {
+	t.Helper()
+	var docs []string
+	err := gen.Generate(gen.Config{Docs: n, Seed: seed, MeanWords: words}, func(i int, d gen.Doc) error {
+		docs = append(docs, d.Text)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs
+}
+
+func runBatch(t testing.TB, o Options, docs []string) (*Batch, *Result) {
+	t.Helper()
+	b, err := NewBatch(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range docs {
+		if err := b.Add(fmt.Sprint(i), []byte(d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := b.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, res
+}
+
+// exactPairs is the reference: every pair with Jaccard >= t by an exact
+// similarity join over the same shingle sets.
+func exactPairs(t testing.TB, so shingle.Options, docs []string, th float64) (map[[2]int]float64, [][]uint64) {
+	t.Helper()
+	sh, err := shingle.New(so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := make([][]uint64, len(docs))
+	for i, d := range docs {
+		sets[i] = sh.AppendSet(nil, []byte(d))
+	}
+	want := map[[2]int]float64{}
+	allpairs.Join(sets, th, func(i, j int, jac float64) {
+		if i > j {
+			i, j = j, i
+		}
+		want[[2]int{i, j}] = jac
+	})
+	return want, sets
+}
+
+// TestRecallPrecision checks a whole run against the exact join: every
+// reported pair is a true pair with its exact Jaccard, and nearly every true
+// pair is reported (directly or through identical sets).
+func TestRecallPrecision(t *testing.T) {
+	n := 4000
+	if testing.Short() {
+		n = 1500
+	}
+	docs := corpusDocs(t, n, 120, 7)
+	for _, tc := range []struct {
+		name string
+		o    Options
+	}{
+		{"word3 t0.5", Options{Threshold: 0.5}},
+		{"word5 t0.7", Options{Threshold: 0.7, Shingle: shingle.Options{N: 5}}},
+		{"char5 t0.6", Options{Threshold: 0.6, Shingle: shingle.Options{Mode: shingle.Char}}},
+		{"word2 bag t0.4", Options{Threshold: 0.4, Shingle: shingle.Options{N: 2, Bag: true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, res := runBatch(t, tc.o, docs)
+			o := b.Options()
+			want, sets := exactPairs(t, o.Shingle, docs, o.Threshold)
+			if len(want) == 0 {
+				t.Fatal("the generated corpus has no true pairs: the test would prove nothing")
+			}
+			// rep maps each document to the earliest one with the same set.
+			rep := make([]int, len(docs))
+			firstOf := map[string]int{}
+			for i, set := range sets {
+				k := fmt.Sprint(set)
+				if f, ok := firstOf[k]; ok && len(set) > 0 {
+					rep[i] = f
+				} else {
+					firstOf[k] = i
+					rep[i] = i
+				}
+			}
+			got := map[[2]int]bool{}
+			for _, p := range res.Pairs {
+				if p.A >= p.B {
+					t.Fatalf("pair %v not ordered", p)
+				}
+				exact := shingle.Jaccard(sets[p.A], sets[p.B])
+				if p.Jaccard != exact {
+					t.Fatalf("pair (%d,%d) reported J=%v, exact %v", p.A, p.B, p.Jaccard, exact)
+				}
+				if exact < o.Threshold {
+					t.Fatalf("pair (%d,%d) below threshold: %v", p.A, p.B, exact)
+				}
+				if _, ok := want[[2]int{p.A, p.B}]; !ok {
+					t.Fatalf("pair (%d,%d) J=%v not found by the exact join", p.A, p.B, exact)
+				}
+				got[[2]int{p.A, p.B}] = true
+			}
+			found := 0
+			for pr := range want {
+				a, c := rep[pr[0]], rep[pr[1]]
+				if a > c {
+					a, c = c, a
+				}
+				if a == c || got[[2]int{a, c}] {
+					found++
+				}
+			}
+			recall := float64(found) / float64(len(want))
+			t.Logf("%d docs, %d true pairs, %d reported, recall %.4f, P(t)=%.4f, %v", len(docs), len(want), len(res.Pairs), recall, o.Params.Probability(o.Threshold), o.Params)
+			if recall < 0.99 {
+				t.Errorf("recall %.4f < 0.99", recall)
+			}
+		})
+	}
+}
+
+func TestDeterministicAcrossWorkers(t *testing.T) {
+	docs := corpusDocs(t, 1500, 80, 3)
+	_, want := runBatch(t, Options{Workers: 1}, docs)
+	if len(want.Clusters) == 0 {
+		t.Fatal("no clusters: the test would prove nothing")
+	}
+	for _, w := range []int{2, 3, 8} {
+		_, got := runBatch(t, Options{Workers: w}, docs)
+		if !reflect.DeepEqual(got.Pairs, want.Pairs) {
+			t.Errorf("workers=%d: pairs differ", w)
+		}
+		if !reflect.DeepEqual(got.Clusters, want.Clusters) {
+			t.Errorf("workers=%d: clusters differ", w)
+		}
+	}
+}
+
+// TestManyIdentical: ten thousand copies of one text are recognised as one
+// set, not compared pairwise.
+func TestManyIdentical(t *testing.T) {
+	docs := corpusDocs(t, 200, 60, 11)
+	copyText := "the quick brown fox jumps over the lazy dog near the river bank"
+	for i := 0; i < 10000; i++ {
+		docs = append(docs, copyText)
+	}
+	_, res := runBatch(t, Options{}, docs)
+	st := res.Stats
+	if st.Identical < 9999 {
+		t.Fatalf("identical = %d, want >= 9999", st.Identical)
+	}
+	if st.Candidates > 100000 {
+		t.Fatalf("%d candidates for 10,000 identical documents", st.Candidates)
+	}
+	var big *Cluster
+	for i := range res.Clusters {
+		if len(res.Clusters[i].Members) >= 10000 {
+			big = &res.Clusters[i]
+		}
+	}
+	if big == nil {
+		t.Fatal("no cluster holds the 10,000 copies")
+	}
+	if big.Representative != 200 {
+		t.Errorf("representative %d, want the first copy (200)", big.Representative)
+	}
+	for _, m := range big.Members {
+		if m.Doc >= 200 && m.Jaccard != 1 {
+			t.Fatalf("copy %d has J=%v with the representative", m.Doc, m.Jaccard)
+		}
+	}
+}
+
+func TestEmptyDocuments(t *testing.T) {
+	docs := []string{"", "   ", "!!! ...", "alpha beta gamma delta", "", "alpha beta gamma delta"}
+	_, res := runBatch(t, Options{}, docs)
+	if res.Stats.Empty != 4 {
+		t.Errorf("empty = %d, want 4", res.Stats.Empty)
+	}
+	if len(res.Pairs) != 1 || res.Pairs[0] != (Pair{A: 3, B: 5, Jaccard: 1}) {
+		t.Errorf("pairs = %v, want only (3,5)", res.Pairs)
+	}
+	for i, d := range res.Dup {
+		if d != (i == 5) {
+			t.Errorf("Dup[%d] = %v", i, d)
+		}
+	}
+}
+
+// TestChainAndKeep: a chain a~b~c where a and c are below the threshold is
+// one component; member similarities to the representative are exact even
+// when below t; --keep picks the representative.
+func TestChainAndKeep(t *testing.T) {
+	words := func(lo, hi int) string {
+		var s []string
+		for i := lo; i < hi; i++ {
+			s = append(s, fmt.Sprintf("w%d", i))
+		}
+		return strings.Join(s, " ")
+	}
+	// 1-gram sets: a={0..99}, b={30..129}, c={60..159}: J(a,b)=J(b,c)=70/130, J(a,c)=40/160.
+	docs := []string{words(0, 100), words(30, 130), words(60, 160), words(500, 520)}
+	so := shingle.Options{N: 1}
+	for _, tc := range []struct {
+		keep Keep
+		rep  int
+	}{{KeepFirst, 0}, {KeepLongest, 2}, {KeepShortest, 0}} {
+		_, res := runBatch(t, Options{Shingle: so, Threshold: 0.5, Keep: tc.keep, Params: lsh.Params{Bands: 40, Rows: 1}}, docs)
+		if len(res.Clusters) != 1 {
+			t.Fatalf("clusters = %+v", res.Clusters)
+		}
+		c := res.Clusters[0]
+		if c.Representative != tc.rep {
+			t.Errorf("keep %v: representative %d, want %d", tc.keep, c.Representative, tc.rep)
+		}
+		if len(c.Members) != 3 {
+			t.Fatalf("members = %+v", c.Members)
+		}
+		if tc.keep == KeepFirst && c.Members[2].Jaccard != 40.0/160 {
+			t.Errorf("J(a,c) = %v, want %v", c.Members[2].Jaccard, 40.0/160)
+		}
+		if len(res.Pairs) != 2 {
+			t.Errorf("pairs = %v, want (0,1) and (1,2)", res.Pairs)
+		}
+	}
+}
+
+func TestVerifyEstimate(t *testing.T) {
+	docs := corpusDocs(t, 1500, 100, 5)
+	b, res := runBatch(t, Options{Verify: VerifyEstimate}, docs)
+	if len(res.Pairs) == 0 {
+		t.Fatal("no pairs")
+	}
+	want, _ := exactPairs(t, b.Options().Shingle, docs, 0.5)
+	agree := 0
+	for _, p := range res.Pairs {
+		if p.Jaccard < 0.5 {
+			t.Fatalf("pair %v below threshold", p)
+		}
+		if _, ok := want[[2]int{p.A, p.B}]; ok {
+			agree++
+		}
+	}
+	// Estimates near t can fall either side, but most reported pairs are true.
+	if float64(agree) < 0.9*float64(len(res.Pairs)) {
+		t.Errorf("only %d of %d estimated pairs are true pairs", agree, len(res.Pairs))
+	}
+}
+
+func TestRunTwiceAndCancel(t *testing.T) {
+	b, err := NewBatch(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Add("a", []byte("one two three"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := b.Run(ctx); err != context.Canceled {
+		t.Errorf("Run on a cancelled context: %v", err)
+	}
+	if _, err := b.Run(context.Background()); err != ErrRan {
+		t.Errorf("second Run: %v, want ErrRan", err)
+	}
+	if err := b.Add("b", nil); err != ErrRan {
+		t.Errorf("Add after Run: %v, want ErrRan", err)
+	}
+}
+
+func TestOptionsErrors(t *testing.T) {
+	bad := []Options{
+		{Threshold: 1.5},
+		{Threshold: -0.1},
+		{Recall: 1},
+		{Slots: 16, Params: lsh.Params{Bands: 5, Rows: 4}},
+		{Params: lsh.Params{Bands: 5}},
+		{Shingle: shingle.Options{N: -1}},
+	}
+	for _, o := range bad {
+		if _, err := NewBatch(o); err == nil {
+			t.Errorf("NewBatch(%+v) accepted", o)
+		}
+	}
+}
+
+func BenchmarkBatch(b *testing.B) {
+	docs := corpusDocs(b, 10000, 250, 1)
+	var size int64
+	for _, d := range docs {
+		size += int64(len(d))
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		runBatch(b, Options{}, docs)
+	}
+	b.ReportMetric(float64(len(docs))*float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+}

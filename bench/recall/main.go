@@ -1,0 +1,187 @@
+// Command recall checks a neardup --pairs file against the exact answer: it
+// shingles the corpus the same way, finds every pair with Jaccard >= t by an
+// exact similarity join (package allpairs), and prints recall, precision and
+// whether every reported similarity is exact.
+//
+//	go run ./bench/recall -corpus corpus.jsonl -pairs pairs.tsv -threshold 0.5
+//
+// Pairs among documents with identical shingle sets count as found when the
+// two documents' identical groups are the same or are paired (neardup reports
+// identical sets as a star around the earliest document).
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/neardup/neardup/allpairs"
+	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/shingle"
+)
+
+func main() {
+	corpusPath := flag.String("corpus", "", "the corpus neardup read")
+	pairsPath := flag.String("pairs", "", "neardup's --pairs output")
+	th := flag.Float64("threshold", 0.5, "the threshold neardup used")
+	mode := flag.String("shingle", "word", "shingle mode")
+	ngram := flag.Int("ngram", 0, "shingle length (0: default)")
+	bag := flag.Bool("bag", false, "bag mode")
+	textField := flag.String("text-field", "", "text fields")
+	jsonOut := flag.Bool("json", false, "print JSON")
+	flag.Parse()
+	if err := run(*corpusPath, *pairsPath, *th, *mode, *ngram, *bag, *textField, *jsonOut); err != nil {
+		fmt.Fprintln(os.Stderr, "recall:", err)
+		os.Exit(1)
+	}
+}
+
+type report struct {
+	Documents    int     `json:"documents"`
+	ExactPairs   int     `json:"exact_pairs"`
+	Reported     int     `json:"reported_pairs"`
+	Found        int     `json:"exact_pairs_found"`
+	Recall       float64 `json:"recall"`
+	Precision    float64 `json:"precision"`
+	WrongJaccard int     `json:"reported_jaccard_not_exact"`
+	JoinSeconds  float64 `json:"exact_join_seconds"`
+}
+
+func run(corpusPath, pairsPath string, th float64, mode string, ngram int, bag bool, textField string, jsonOut bool) error {
+	m, err := shingle.ParseMode(mode)
+	if err != nil {
+		return err
+	}
+	sh, err := shingle.New(shingle.Options{Mode: m, N: ngram, Bag: bag})
+	if err != nil {
+		return err
+	}
+	co := corpus.Options{}
+	if textField != "" {
+		co.TextFields = strings.Split(textField, ",")
+	}
+	r, err := corpus.Open(corpusPath, co)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	var sets [][]uint64
+	index := map[string]int{}
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		id := rec.ID
+		if id == "" {
+			id = strconv.Itoa(rec.Num)
+		}
+		index[id] = len(ids)
+		ids = append(ids, id)
+		sets = append(sets, sh.AppendSet(nil, rec.Text))
+	}
+	r.Close()
+
+	// rep: the earliest document with the same set.
+	rep := make([]int, len(sets))
+	first := map[string]int{}
+	for i, s := range sets {
+		rep[i] = i
+		if len(s) == 0 {
+			continue
+		}
+		k := setKey(s)
+		if f, ok := first[k]; ok {
+			rep[i] = f
+		} else {
+			first[k] = i
+		}
+	}
+
+	t0 := time.Now()
+	exact := map[[2]int]float64{}
+	allpairs.Join(sets, th, func(i, j int, jac float64) {
+		if i > j {
+			i, j = j, i
+		}
+		exact[[2]int{i, j}] = jac
+	})
+	joinTime := time.Since(t0)
+
+	f, err := os.Open(pairsPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rp := report{Documents: len(ids), ExactPairs: len(exact), JoinSeconds: joinTime.Seconds()}
+	reported := map[[2]int]bool{}
+	correct := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for line := 1; sc.Scan(); line++ {
+		fs := strings.Split(sc.Text(), "\t")
+		if len(fs) != 3 {
+			return fmt.Errorf("%s:%d: want 3 fields", pairsPath, line)
+		}
+		a, ok1 := index[fs[0]]
+		b, ok2 := index[fs[1]]
+		if !ok1 || !ok2 {
+			return fmt.Errorf("%s:%d: unknown id", pairsPath, line)
+		}
+		if a > b {
+			a, b = b, a
+		}
+		rp.Reported++
+		reported[[2]int{a, b}] = true
+		j := shingle.Jaccard(sets[a], sets[b])
+		if j >= th {
+			correct++
+		}
+		if fs[2] != strconv.FormatFloat(j, 'f', 6, 64) {
+			rp.WrongJaccard++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	for p := range exact {
+		a, b := rep[p[0]], rep[p[1]]
+		if a > b {
+			a, b = b, a
+		}
+		if a == b || reported[[2]int{a, b}] {
+			rp.Found++
+		}
+	}
+	rp.Recall = 1
+	if rp.ExactPairs > 0 {
+		rp.Recall = float64(rp.Found) / float64(rp.ExactPairs)
+	}
+	rp.Precision = 1
+	if rp.Reported > 0 {
+		rp.Precision = float64(correct) / float64(rp.Reported)
+	}
+	if jsonOut {
+		return json.NewEncoder(os.Stdout).Encode(rp)
+	}
+	fmt.Printf("documents %d, exact pairs (J >= %g) %d, reported %d, found %d\n", rp.Documents, th, rp.ExactPairs, rp.Reported, rp.Found)
+	fmt.Printf("recall %.5f, precision %.5f, reported similarities not exact: %d, exact join %.1fs\n", rp.Recall, rp.Precision, rp.WrongJaccard, rp.JoinSeconds)
+	return nil
+}
+
+func setKey(s []uint64) string {
+	b := make([]byte, 0, 8*len(s))
+	for _, x := range s {
+		b = append(b, byte(x), byte(x>>8), byte(x>>16), byte(x>>24), byte(x>>32), byte(x>>40), byte(x>>48), byte(x>>56))
+	}
+	return string(b)
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Benchmark: neardup dedup end to end on generated corpora of 100k and 1M
+# documents (~250 words each), word 3-grams, 128 slots, t = 0.5, exact
+# verification. Prints docs/s, MB/s, peak RSS and recall/precision against an
+# exact all-pairs join.
+#
+#   bench/run.sh            # 100k and 1M
+#   bench/run.sh 100000     # just one size
+#   RECALL=0 bench/run.sh   # skip the exact join (it takes a while on 1M)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(100000 1000000)
+data=bench/data
+mkdir -p "$data"
+go build -o "$data/neardup" ./cmd/neardup
+go build -o "$data/measure" ./bench/measure
+go build -o "$data/recall" ./bench/recall
+go build -o "$data/gencorpus" ./bench/gencorpus
+
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GB RAM, $(go version | cut -d' ' -f3), $(date -u +%Y-%m-%d)"
+printf '%-9s %9s %9s %8s %10s %10s %10s %9s %9s\n' docs MB seconds docs/s MB/s peakRSS_MB pairs recall precision
+for n in "${sizes[@]}"; do
+	corpus="$data/corpus-$n.jsonl"
+	[ -s "$corpus" ] || "$data/gencorpus" -n "$n" -seed 1 -o "$corpus" >/dev/null
+	out="$data/out-$n"
+	mkdir -p "$out"
+	# Drop the page cache effect of generation: read the file once first.
+	cat "$corpus" >/dev/null
+	"$data/measure" -- "$data/neardup" dedup --quiet --threshold 0.5 --ngram 3 --num-perm 128 \
+		--pairs "$out/pairs.tsv" --clusters "$out/clusters.jsonl" --stats "$out/stats.json" "$corpus" 2>"$out/measure.txt"
+	m=$(grep '^measure:' "$out/measure.txt" | sed 's/^measure: //')
+	wall=$(echo "$m" | sed 's/.*"wall_seconds":\([0-9.]*\).*/\1/')
+	rss=$(echo "$m" | sed 's/.*"peak_rss_bytes":\([0-9]*\).*/\1/')
+	bytes=$(stat -c %s "$corpus")
+	pairs=$(wc -l <"$out/pairs.tsv")
+	recall=- precision=-
+	if [ "${RECALL:-1}" != 0 ]; then
+		"$data/recall" -json -corpus "$corpus" -pairs "$out/pairs.tsv" -threshold 0.5 >"$out/recall.json"
+		recall=$(sed 's/.*"recall":\([0-9.e-]*\).*/\1/' "$out/recall.json")
+		precision=$(sed 's/.*"precision":\([0-9.e-]*\).*/\1/' "$out/recall.json")
+	fi
+	awk -v n="$n" -v b="$bytes" -v w="$wall" -v r="$rss" -v p="$pairs" -v rc="$recall" -v pr="$precision" 'BEGIN {
+		printf "%-9d %9.1f %9.2f %8.0f %10.1f %10.0f %10d %9s %9s\n", n, b/1e6, w, n/w, b/1e6/w, r/1048576, p, rc, pr }'
+done

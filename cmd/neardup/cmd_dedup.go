@@ -1,0 +1,375 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/shingle"
+)
+
+const dedupUsage = `Usage: neardup dedup [flags] INPUT...
+
+Finds near-duplicate documents in the inputs and writes what was asked for.
+An INPUT is a file (text: one document per line; JSONL; CSV or TSV with a
+header row; Parquet; any of them .gz or .zst compressed), "-" for standard
+input, or a directory (one document per file, id = relative path).
+
+Examples:
+  neardup dedup --clusters clusters.jsonl ads.jsonl
+  neardup dedup --text-field "Title,Short Description" --pairs pairs.tsv ads.tsv
+  neardup dedup --threshold 0.8 --output unique.csv.gz --keep longest ads.csv
+
+Flags:
+`
+
+// shingleFlags are the flags that say how documents become shingle sets,
+// shared by every command that reads a corpus.
+type shingleFlags struct {
+	format, textField, idField string
+	skipBad                    bool
+	mode                       string
+	ngram                      int
+	bag                        bool
+}
+
+func (s *shingleFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.format, "format", "auto", "input format: auto|text|jsonl|csv|tsv|parquet|dir (auto: by extension)")
+	fs.StringVar(&s.textField, "text-field", "", "comma-separated fields/columns joined by a space to make the text (default \"text\")")
+	fs.StringVar(&s.idField, "id-field", "", "field/column holding the document id (default \"id\" when present, else the record number)")
+	fs.BoolVar(&s.skipBad, "skip-bad", false, "skip malformed records (counted in the summary) instead of failing")
+	fs.StringVar(&s.mode, "shingle", "word", "shingle mode: word (n-grams of tokens) or char (k-grams of code points)")
+	fs.IntVar(&s.ngram, "ngram", 0, fmt.Sprintf("shingle length (default %d for word, %d for char)", shingle.DefaultWordN, shingle.DefaultCharN))
+	fs.BoolVar(&s.bag, "bag", false, "count repeated shingles (multiset Jaccard)")
+}
+
+func (s *shingleFlags) options() (corpus.Options, shingle.Options, error) {
+	var co corpus.Options
+	var so shingle.Options
+	f, err := corpus.ParseFormat(s.format)
+	if err != nil {
+		return co, so, fmt.Errorf("%w: --format: %v", errUsage, err)
+	}
+	co.Format = f
+	if s.textField != "" {
+		for _, t := range strings.Split(s.textField, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				co.TextFields = append(co.TextFields, t)
+			}
+		}
+	}
+	co.IDField = s.idField
+	co.SkipBad = s.skipBad
+	m, err := shingle.ParseMode(s.mode)
+	if err != nil {
+		return co, so, fmt.Errorf("%w: --shingle: %v", errUsage, err)
+	}
+	if s.ngram < 0 {
+		return co, so, fmt.Errorf("%w: --ngram %d: want a positive length", errUsage, s.ngram)
+	}
+	so = shingle.Options{Mode: m, N: s.ngram, Bag: s.bag}
+	return co, so, nil
+}
+
+type dedupFlags struct {
+	in shingleFlags
+
+	numPerm    int
+	seed       uint64
+	threshold  float64
+	recall     float64
+	bands      int
+	rows       int
+	verify     string
+	workers    int
+	maxBucket  int
+	keep       string
+	pairs      string
+	clusters   string
+	output     string
+	stats      string
+	quiet      bool
+	noProgress bool
+}
+
+func runDedup(ctx context.Context, e *env, args []string) error {
+	var f dedupFlags
+	fs := flag.NewFlagSet("dedup", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), dedupUsage)
+		fs.PrintDefaults()
+	}
+	f.in.register(fs)
+	fs.IntVar(&f.numPerm, "num-perm", 128, "MinHash signature slots")
+	fs.Uint64Var(&f.seed, "seed", neardup.DefaultSeed, "MinHash seed (same seed, same signatures on every machine)")
+	fs.Float64Var(&f.threshold, "threshold", neardup.DefaultThreshold, "Jaccard threshold t: pairs at or above it are duplicates")
+	fs.Float64Var(&f.recall, "recall", neardup.DefaultRecall, "chance that a pair exactly at t becomes an LSH candidate, used to choose bands and rows")
+	fs.IntVar(&f.bands, "bands", 0, "LSH bands (with --rows; overrides the choice from --threshold/--recall)")
+	fs.IntVar(&f.rows, "rows", 0, "LSH rows per band (with --bands)")
+	fs.StringVar(&f.verify, "verify", "exact", "check candidates by exact Jaccard of the shingle sets, or by the signature estimate (less memory)")
+	fs.IntVar(&f.workers, "workers", 0, "worker goroutines (default: the number of CPUs)")
+	fs.IntVar(&f.maxBucket, "max-bucket", neardup.DefaultMaxBucket, "LSH buckets with more distinct documents are joined as a chain instead of all pairs (-1: no limit)")
+	fs.StringVar(&f.keep, "keep", "first", "which document of a cluster --output keeps: first|longest|shortest")
+	fs.StringVar(&f.pairs, "pairs", "", "write verified pairs as TSV: id_a, id_b, jaccard (\"-\": standard output)")
+	fs.StringVar(&f.clusters, "clusters", "", "write clusters of two or more documents as JSONL (\"-\": standard output)")
+	fs.StringVar(&f.output, "output", "", "write the corpus without duplicates, in the input's format (.gz/.zst compress)")
+	fs.StringVar(&f.stats, "stats", "", "write a JSON summary (\"-\": standard output)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no summary on standard error")
+	fs.BoolVar(&f.noProgress, "no-progress", false, "no progress bar even on a terminal")
+	inputs, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(inputs) == 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: no input given", errUsage)
+	}
+	co, so, err := f.in.options()
+	if err != nil {
+		return err
+	}
+	o := neardup.Options{Shingle: so, Slots: f.numPerm, Seed: f.seed, Threshold: f.threshold, Recall: f.recall,
+		Workers: f.workers, MaxBucket: f.maxBucket}
+	if f.numPerm < 1 {
+		return fmt.Errorf("%w: --num-perm %d: want at least 1", errUsage, f.numPerm)
+	}
+	if f.seed == 0 {
+		return fmt.Errorf("%w: --seed 0 is reserved; use any other value", errUsage)
+	}
+	if (f.bands == 0) != (f.rows == 0) {
+		return fmt.Errorf("%w: --bands and --rows go together", errUsage)
+	}
+	o.Params = lsh.Params{Bands: f.bands, Rows: f.rows}
+	if o.Verify, err = neardup.ParseVerify(f.verify); err != nil {
+		return fmt.Errorf("%w: --verify: %v", errUsage, err)
+	}
+	if o.Keep, err = neardup.ParseKeep(f.keep); err != nil {
+		return fmt.Errorf("%w: --keep: %v", errUsage, err)
+	}
+	if _, err := o.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if err := checkOutputs(inputs, &f); err != nil {
+		return err
+	}
+	return dedup(ctx, e, &f, inputs, co, o)
+}
+
+// checkOutputs refuses output paths that would overwrite an input or each
+// other, before any work is done.
+func checkOutputs(inputs []string, f *dedupFlags) error {
+	seen := map[string]string{}
+	for _, in := range inputs {
+		if in != "-" {
+			seen[absPath(in)] = "input " + in
+		}
+	}
+	for _, o := range []struct{ flag, path string }{{"--pairs", f.pairs}, {"--clusters", f.clusters}, {"--output", f.output}, {"--stats", f.stats}} {
+		if o.path == "" || o.path == "-" {
+			continue
+		}
+		if prev, ok := seen[absPath(o.path)]; ok {
+			return fmt.Errorf("%w: %s %s would overwrite %s", errUsage, o.flag, o.path, prev)
+		}
+		seen[absPath(o.path)] = o.flag
+	}
+	return nil
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// source is where each document came from.
+type source struct {
+	inputs   []string // as given ("-" replaced by a spool file when needed)
+	names    []string // as given, for ids and messages
+	format   corpus.Format
+	fileOf   []int32 // input index of each document
+	numOf    []int32 // record number of each document in its input
+	skipped  int
+	bytes    atomic.Int64
+	spoolled []string // temporary files to remove
+}
+
+func (s *source) cleanup() {
+	for _, p := range s.spoolled {
+		os.Remove(p)
+	}
+}
+
+func dedup(ctx context.Context, e *env, f *dedupFlags, inputs []string, co corpus.Options, o neardup.Options) error {
+	start := time.Now()
+	b, err := neardup.NewBatch(o)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	src := &source{names: inputs}
+	defer src.cleanup()
+	stopProgress := startProgress(e, f.noProgress || f.quiet, b, src)
+	err = readAll(ctx, e, src, inputs, co, f.output != "", b)
+	if err != nil {
+		stopProgress()
+		return err
+	}
+	res, err := b.Run(ctx)
+	stopProgress()
+	if err != nil {
+		return err
+	}
+	tw := time.Now()
+	if err := writeOutputs(e, f, src, co, b, res); err != nil {
+		return err
+	}
+	writeTime := time.Since(tw)
+	total := time.Since(start)
+	if !f.quiet {
+		printSummary(e.stderr, b, src, res, writeTime, total)
+	}
+	return nil
+}
+
+// readAll adds every record of every input to b.
+func readAll(ctx context.Context, e *env, src *source, inputs []string, co corpus.Options, needReread bool, b *neardup.Batch) error {
+	src.inputs = make([]string, len(inputs))
+	multi := len(inputs) > 1
+	for i, in := range inputs {
+		path := in
+		if in == "-" && needReread {
+			// --output reads the input twice; keep standard input in a file.
+			p, err := spool(e.stdin)
+			if err != nil {
+				return err
+			}
+			src.spoolled = append(src.spoolled, p)
+			path = p
+		}
+		src.inputs[i] = path
+		fo := co
+		if fo.Format == corpus.Auto && in == "-" && path != "-" {
+			// Sniff the spooled copy as standard input would be sniffed.
+			fo.Format = sniffFile(path)
+		}
+		r, err := openInput(e, path, in, fo)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			src.format = detectFormat(path, fo.Format)
+		} else if g := detectFormat(path, fo.Format); g != src.format && needReread {
+			r.Close()
+			return fmt.Errorf("%w: --output needs inputs of one format: %s is %s, %s is %s", errUsage, inputs[0], src.format, in, g)
+		}
+		prefix := ""
+		if multi {
+			prefix = in + ":"
+		}
+		var buf []byte
+		for n := 0; ; n++ {
+			if n&1023 == 0 && ctx.Err() != nil {
+				r.Close()
+				return ctx.Err()
+			}
+			rec, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				r.Close()
+				return err
+			}
+			id := rec.ID
+			if id == "" {
+				buf = strconv.AppendInt(buf[:0], int64(rec.Num), 10)
+				id = string(buf)
+			}
+			if prefix != "" {
+				id = prefix + id
+			}
+			if err := b.Add(id, rec.Text); err != nil {
+				r.Close()
+				return err
+			}
+			src.fileOf = append(src.fileOf, int32(i))
+			src.numOf = append(src.numOf, int32(rec.Num))
+			src.bytes.Add(int64(len(rec.Text)))
+		}
+		src.skipped += r.Skipped()
+		if err := r.Close(); err != nil {
+			return fmt.Errorf("%s: %w", in, err)
+		}
+	}
+	return nil
+}
+
+func openInput(e *env, path, name string, o corpus.Options) (*corpus.Reader, error) {
+	if path == "-" {
+		return corpus.NewReader(e.stdin, "-", o)
+	}
+	return corpus.Open(path, o)
+}
+
+func detectFormat(path string, f corpus.Format) corpus.Format {
+	if f != corpus.Auto {
+		return f
+	}
+	if g, err := corpus.Detect(path); err == nil {
+		return g
+	}
+	return corpus.Auto
+}
+
+// spool copies r to a temporary file and returns its path.
+func spool(r io.Reader) (string, error) {
+	f, err := os.CreateTemp("", "neardup-stdin-*")
+	if err != nil {
+		return "", fmt.Errorf("spool standard input: %w", err)
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", fmt.Errorf("spool standard input: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("spool standard input: %w", err)
+	}
+	return f.Name(), nil
+}
+
+// sniffFile guesses the format of a spooled standard input: JSONL when the
+// first non-space byte is '{', else text.
+func sniffFile(path string) corpus.Format {
+	f, err := os.Open(path)
+	if err != nil {
+		return corpus.Text
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	n, _ := io.ReadFull(f, buf)
+	for _, c := range buf[:n] {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{':
+			return corpus.JSONL
+		default:
+			return corpus.Text
+		}
+	}
+	return corpus.Text
+}

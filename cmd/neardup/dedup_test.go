@@ -1,0 +1,365 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// cli runs the command line and returns its exit code and outputs.
+func cli(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func write(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func read(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// Three ads: 1 and 3 are near copies (word 3-gram Jaccard 0.8), 2 differs.
+const (
+	adA = "Senior Go developer wanted in Rome, full time, great team, remote friendly, apply today with your CV please"
+	adB = "Bakery in Milan looks for a morning baker, early shifts, bread and pastry, experience required"
+	adC = "Senior Go developer wanted in Rome, full time, great team, remote friendly, apply today with your CV now"
+)
+
+func parsePairs(t *testing.T, s string) [][3]string {
+	t.Helper()
+	var out [][3]string
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		if line == "" {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			t.Fatalf("pairs line %q: %d fields", line, len(f))
+		}
+		out = append(out, [3]string{f[0], f[1], f[2]})
+	}
+	return out
+}
+
+func TestDedupJSONL(t *testing.T) {
+	dir := t.TempDir()
+	in := write(t, dir, "ads.jsonl", fmt.Sprintf(`{"id":"a","text":%q}
+{"id":"b","text":%q}
+
+{"id":"c","text":%q}
+{"id":"d","text":""}
+`, adA, adB, adC))
+	pairs := filepath.Join(dir, "pairs.tsv")
+	clusters := filepath.Join(dir, "clusters.jsonl")
+	output := filepath.Join(dir, "unique.jsonl")
+	stats := filepath.Join(dir, "stats.json")
+	code, _, stderr := cli(t, "", "dedup", in, "--pairs", pairs, "--clusters", clusters, "--output", output, "--stats", stats)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	p := parsePairs(t, read(t, pairs))
+	// 3-gram sets of A and C: 18 tokens each, differing in the last: 15 shared of 16 each, union 17.
+	if len(p) != 1 || p[0] != [3]string{"a", "c", "0.882353"} {
+		t.Fatalf("pairs = %v", p)
+	}
+	var c clusterJSON
+	if err := json.Unmarshal([]byte(read(t, clusters)), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Cluster != 1 || c.Size != 2 || c.Representative != "a" || len(c.Members) != 2 || c.Members[1].ID != "c" || c.Members[1].Jaccard != "0.882353" {
+		t.Fatalf("cluster = %+v", c)
+	}
+	got := read(t, output)
+	if strings.Contains(got, `"id":"c"`) || !strings.Contains(got, `"id":"a"`) || !strings.Contains(got, `"id":"b"`) || !strings.Contains(got, `"id":"d"`) {
+		t.Fatalf("output = %s", got)
+	}
+	var st statsJSON
+	if err := json.Unmarshal([]byte(read(t, stats)), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Documents != 4 || st.Empty != 1 || st.Clusters != 1 || st.Duplicates != 1 || st.Params.Bands == 0 {
+		t.Fatalf("stats = %+v", st)
+	}
+	for _, want := range []string{"4 documents", "1 empty", "clusters:   1"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+func TestDedupCSVAndTSVFields(t *testing.T) {
+	dir := t.TempDir()
+	csvIn := write(t, dir, "ads.csv", "Id,Title,Body\n"+
+		fmt.Sprintf("10,Go dev,%q\n11,Baker,%q\n12,Go dev,\"%s\"\n", adA, adB, strings.ReplaceAll(adC, ",", ",\n")))
+	pairs := filepath.Join(dir, "pairs.tsv")
+	code, _, stderr := cli(t, "", "dedup", "--text-field", "Title,Body", "--pairs", pairs, csvIn)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	p := parsePairs(t, read(t, pairs))
+	if len(p) != 1 || p[0][0] != "10" || p[0][1] != "12" {
+		t.Fatalf("pairs = %v (ids must come from the Id column)", p)
+	}
+	// TSV without an id column: ids are record numbers; the output keeps the header.
+	tsvIn := write(t, dir, "ads.tsv", "Title\tText\n"+"x\t"+adA+"\ny\t"+adB+"\nz\t"+adC+"\n")
+	out := filepath.Join(dir, "unique.tsv")
+	code, _, stderr = cli(t, "", "dedup", "--text-field", "Text", "--pairs", pairs, "--output", out, tsvIn)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if p := parsePairs(t, read(t, pairs)); len(p) != 1 || p[0][0] != "1" || p[0][1] != "3" {
+		t.Fatalf("pairs = %v", p)
+	}
+	if got, want := read(t, out), "Title\tText\nx\t"+adA+"\ny\t"+adB+"\n"; got != want {
+		t.Fatalf("output:\n%q\nwant\n%q", got, want)
+	}
+	// A missing column is a usage of the data, named clearly.
+	code, _, stderr = cli(t, "", "dedup", "--text-field", "Nope", tsvIn)
+	if code != 1 || !strings.Contains(stderr, "Nope") || !strings.Contains(stderr, "ads.tsv") {
+		t.Fatalf("missing column: exit %d: %s", code, stderr)
+	}
+}
+
+func TestDedupMultipleInputsAndCompression(t *testing.T) {
+	dir := t.TempDir()
+	a := write(t, dir, "one.txt", adA+"\n"+adB+"\n")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(adC + "\n\n"))
+	zw.Close()
+	b := write(t, dir, "two.txt.gz", gz.String())
+	pairs := filepath.Join(dir, "pairs.tsv")
+	out := filepath.Join(dir, "unique.txt.gz")
+	code, _, stderr := cli(t, "", "dedup", "--pairs", pairs, "--output", out, a, b)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	p := parsePairs(t, read(t, pairs))
+	if len(p) != 1 || p[0][0] != a+":1" || p[0][1] != b+":1" {
+		t.Fatalf("pairs = %v (ids need the FILE: prefix)", p)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("output is not gzip: %v", err)
+	}
+	var lines []string
+	sc := bufio.NewScanner(zr)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if want := []string{adA, adB, ""}; strings.Join(lines, "|") != strings.Join(want, "|") {
+		t.Fatalf("output lines = %q, want %q", lines, want)
+	}
+}
+
+func TestDedupStdinAndDirectory(t *testing.T) {
+	code, stdout, stderr := cli(t, adA+"\n"+adB+"\n"+adC+"\n", "dedup", "--pairs", "-", "--quiet", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if p := parsePairs(t, stdout); len(p) != 1 || p[0][0] != "1" || p[0][1] != "3" {
+		t.Fatalf("stdin pairs = %v", p)
+	}
+	code, stdout, stderr = cli(t, `{"text":"`+adA+`"}`+"\n"+`{"text":"`+adC+`"}`+"\n", "dedup", "--output", "-", "--quiet", "-")
+	if code != 0 || strings.Count(stdout, "\n") != 1 {
+		t.Fatalf("stdin JSONL --output -: exit %d, %q, %s", code, stdout, stderr)
+	}
+
+	dir := t.TempDir()
+	write(t, dir, "docs/x.txt", adA)
+	write(t, dir, "docs/sub/y.txt", adC)
+	write(t, dir, "docs/z.txt", adB)
+	pairs := filepath.Join(dir, "pairs.tsv")
+	out := filepath.Join(dir, "kept")
+	code, _, stderr = cli(t, "", "dedup", "--pairs", pairs, "--output", out, filepath.Join(dir, "docs"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	p := parsePairs(t, read(t, pairs))
+	if len(p) != 1 || !((p[0][0] == "sub/y.txt" && p[0][1] == "x.txt") || (p[0][0] == "x.txt" && p[0][1] == "sub/y.txt")) {
+		t.Fatalf("dir pairs = %v", p)
+	}
+	var kept []string
+	filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(out, path)
+			kept = append(kept, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	sort.Strings(kept)
+	if strings.Join(kept, ",") != "sub/y.txt,z.txt" {
+		t.Fatalf("kept files = %v", kept)
+	}
+}
+
+// TestDedupBadInput: errors name the file and line, exit 1, and leave no
+// output behind; --skip-bad skips and counts.
+func TestDedupBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := write(t, dir, "good.jsonl", `{"text":"`+adA+`"}`+"\n")
+	bad := write(t, dir, "bad.jsonl", `{"text":"`+adA+`"}`+"\n"+`{"text":"`+adC+`"}`+"\n"+`{"text": "broken`+"\n"+`{"text":"`+adB+`"}`+"\n")
+	pairs := filepath.Join(dir, "pairs.tsv")
+	write(t, dir, "pairs.tsv", "previous\n")
+	code, _, stderr := cli(t, "", "dedup", "--pairs", pairs, good, bad)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "bad.jsonl:3") {
+		t.Errorf("error does not name bad.jsonl:3: %s", stderr)
+	}
+	if got := read(t, pairs); got != "previous\n" {
+		t.Errorf("a failed run changed the pairs file: %q", got)
+	}
+	stats := filepath.Join(dir, "stats.json")
+	code, _, stderr = cli(t, "", "dedup", "--skip-bad", "--pairs", pairs, "--stats", stats, bad)
+	if code != 0 {
+		t.Fatalf("--skip-bad: exit %d: %s", code, stderr)
+	}
+	var st statsJSON
+	json.Unmarshal([]byte(read(t, stats)), &st)
+	if st.Skipped != 1 || st.Documents != 3 {
+		t.Errorf("skip-bad stats: %+v", st)
+	}
+	if p := parsePairs(t, read(t, pairs)); len(p) != 1 {
+		t.Errorf("skip-bad pairs = %v", p)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+
+	csvBad := write(t, dir, "bad.csv", "id,text\n1,\"fine\"\n2,\"unterminated\n3,more\n")
+	code, _, stderr = cli(t, "", "dedup", csvBad)
+	if code != 1 || !strings.Contains(stderr, "bad.csv:") {
+		t.Errorf("unterminated CSV quote: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = cli(t, "", "dedup", filepath.Join(dir, "missing.jsonl"))
+	if code != 1 || !strings.Contains(stderr, "missing.jsonl") {
+		t.Errorf("missing file: exit %d: %s", code, stderr)
+	}
+}
+
+func TestDedupEdgeInputs(t *testing.T) {
+	dir := t.TempDir()
+	empty := write(t, dir, "empty.txt", "")
+	blank := write(t, dir, "blank.txt", strings.Repeat("\n", 1000))
+	for _, in := range []string{empty, blank} {
+		stats := filepath.Join(dir, "s.json")
+		code, _, stderr := cli(t, "", "dedup", "--stats", stats, in)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", in, code, stderr)
+		}
+		var st statsJSON
+		json.Unmarshal([]byte(read(t, stats)), &st)
+		if st.Pairs != 0 || st.Empty != st.Documents {
+			t.Errorf("%s: stats %+v", in, st)
+		}
+	}
+	if testing.Short() {
+		return
+	}
+	// A 100 MB single document next to a copy of itself.
+	var big strings.Builder
+	for big.Len() < 100<<20 {
+		fmt.Fprintf(&big, "word%d ", big.Len()%9973)
+	}
+	doc := big.String()
+	huge := write(t, dir, "huge.txt", doc+"\n"+doc+"\n")
+	pairs := filepath.Join(dir, "pairs.tsv")
+	code, _, stderr := cli(t, "", "dedup", "--pairs", pairs, huge)
+	if code != 0 {
+		t.Fatalf("100 MB document: exit %d: %s", code, stderr)
+	}
+	if p := parsePairs(t, read(t, pairs)); len(p) != 1 || p[0][2] != "1.000000" {
+		t.Fatalf("pairs = %v", p)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	in := write(t, dir, "a.txt", adA+"\n")
+	for _, args := range [][]string{
+		{"dedup"},
+		{"dedup", "--threshold", "2", in},
+		{"dedup", "--bands", "3", in},
+		{"dedup", "--bands", "100", "--rows", "5", in},
+		{"dedup", "--verify", "maybe", in},
+		{"dedup", "--keep", "middle", in},
+		{"dedup", "--shingle", "sentence", in},
+		{"dedup", "--format", "xml", in},
+		{"dedup", "--pairs", in, in},
+		{"nosuchcommand"},
+	} {
+		code, _, stderr := cli(t, "", args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
+		}
+	}
+	if code, _, _ := cli(t, "", "dedup", "-h"); code != 0 {
+		t.Errorf("-h: exit %d", code)
+	}
+	if code, out, _ := cli(t, "", "help"); code != 0 || !strings.Contains(out, "dedup") {
+		t.Errorf("help: %d %q", code, out)
+	}
+}
+
+// TestRealData runs on the real corpora when ../shared is there.
+func TestRealData(t *testing.T) {
+	data := filepath.Join("..", "..", "..", "shared", "data")
+	for _, tc := range []struct {
+		file, field string
+		docs        int
+	}{
+		{"kijiji.tsv", "Title,Short Description", 2627},
+		{"adzuna_first2499.csv", "Title,FullDescription", 2499},
+	} {
+		p := filepath.Join(data, tc.file)
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("%s not present: %v", p, err)
+		}
+		stats := filepath.Join(t.TempDir(), "s.json")
+		code, _, stderr := cli(t, "", "dedup", "--text-field", tc.field, "--stats", stats, p)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.file, code, stderr)
+		}
+		var st statsJSON
+		json.Unmarshal([]byte(read(t, stats)), &st)
+		if st.Documents != tc.docs || st.Clusters == 0 {
+			t.Errorf("%s: %+v", tc.file, st)
+		}
+		t.Logf("%s: %d docs, %d pairs, %d clusters, largest %d", tc.file, st.Documents, st.Pairs, st.Clusters, st.LargestCluster)
+	}
+}

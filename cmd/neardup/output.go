@@ -1,0 +1,359 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/internal/atomicfile"
+)
+
+// pending is an output being written: committed only when every output of
+// the run has been written without error.
+type pending struct {
+	name   string
+	file   *atomicfile.File // nil for standard output
+	w      *bufio.Writer
+	commit func() error // for directories
+	abort  func()
+}
+
+// openOutput starts writing path ("-": standard output).
+func openOutput(e *env, path string) (*pending, error) {
+	if path == "-" {
+		return &pending{name: "standard output", w: bufio.NewWriterSize(e.stdout, 1<<16)}, nil
+	}
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	return &pending{name: path, file: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
+}
+
+func (p *pending) finish() error {
+	if p.commit != nil {
+		return p.commit()
+	}
+	if err := p.w.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", p.name, err)
+	}
+	if p.file != nil {
+		return p.file.Commit()
+	}
+	return nil
+}
+
+func (p *pending) discard() {
+	if p.abort != nil {
+		p.abort()
+	}
+	if p.file != nil {
+		p.file.Abort()
+	}
+}
+
+// writeOutputs writes every requested output to a temporary file, then
+// renames them all; on any error none is renamed.
+func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *neardup.Batch, res *neardup.Result) (err error) {
+	var outs []*pending
+	defer func() {
+		if err != nil {
+			for _, p := range outs {
+				p.discard()
+			}
+		}
+	}()
+	open := func(path string) (*pending, error) {
+		p, err := openOutput(e, path)
+		if err == nil {
+			outs = append(outs, p)
+		}
+		return p, err
+	}
+	if f.pairs != "" {
+		p, err := open(f.pairs)
+		if err != nil {
+			return err
+		}
+		if err := writePairs(p.w, b, res); err != nil {
+			return fmt.Errorf("write %s: %w", p.name, err)
+		}
+	}
+	if f.clusters != "" {
+		p, err := open(f.clusters)
+		if err != nil {
+			return err
+		}
+		if err := writeClusters(p.w, b, res); err != nil {
+			return fmt.Errorf("write %s: %w", p.name, err)
+		}
+	}
+	if f.output != "" {
+		p, err := writeCorpus(e, f.output, src, co, res)
+		if p != nil {
+			outs = append(outs, p)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if f.stats != "" {
+		p, err := open(f.stats)
+		if err != nil {
+			return err
+		}
+		if err := writeStats(p.w, f, src, b, res); err != nil {
+			return fmt.Errorf("write %s: %w", p.name, err)
+		}
+	}
+	for i, p := range outs {
+		if err := p.finish(); err != nil {
+			for _, q := range outs[i+1:] {
+				q.discard()
+			}
+			outs = nil
+			return err
+		}
+	}
+	return nil
+}
+
+// escapeField makes an id safe for one TSV field: backslash, tab, newline
+// and carriage return become \\, \t, \n and \r.
+func escapeField(s string) string {
+	if !strings.ContainsAny(s, "\\\t\n\r") {
+		return s
+	}
+	return strings.NewReplacer("\\", `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`).Replace(s)
+}
+
+func writePairs(w *bufio.Writer, b *neardup.Batch, res *neardup.Result) error {
+	var buf []byte
+	for _, p := range res.Pairs {
+		buf = append(buf[:0], escapeField(b.ID(p.A))...)
+		buf = append(buf, '\t')
+		buf = append(buf, escapeField(b.ID(p.B))...)
+		buf = append(buf, '\t')
+		buf = strconv.AppendFloat(buf, p.Jaccard, 'f', 6, 64)
+		buf = append(buf, '\n')
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type memberJSON struct {
+	ID      string      `json:"id"`
+	Jaccard json.Number `json:"jaccard"`
+}
+
+type clusterJSON struct {
+	Cluster        int          `json:"cluster"`
+	Size           int          `json:"size"`
+	Representative string       `json:"representative"`
+	Members        []memberJSON `json:"members"`
+}
+
+func jnum(x float64) json.Number { return json.Number(strconv.FormatFloat(x, 'f', 6, 64)) }
+
+func writeClusters(w *bufio.Writer, b *neardup.Batch, res *neardup.Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	var line clusterJSON
+	for _, c := range res.Clusters {
+		line.Cluster = c.ID
+		line.Size = len(c.Members)
+		line.Representative = b.ID(c.Representative)
+		line.Members = line.Members[:0]
+		for _, m := range c.Members {
+			line.Members = append(line.Members, memberJSON{ID: b.ID(m.Doc), Jaccard: jnum(m.Jaccard)})
+		}
+		if err := enc.Encode(&line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeCorpus writes the inputs without their duplicates.
+func writeCorpus(e *env, path string, src *source, co corpus.Options, res *neardup.Result) (*pending, error) {
+	// dropped[file] lists the record numbers to leave out, ascending.
+	dropped := make([][]int32, len(src.inputs))
+	for d, dup := range res.Dup {
+		if dup {
+			f := src.fileOf[d]
+			dropped[f] = append(dropped[f], src.numOf[d])
+		}
+	}
+	keep := func(file, num int) bool {
+		_, found := slices.BinarySearch(dropped[file], int32(num))
+		return !found
+	}
+	co.Format = src.format
+	if src.format == corpus.Dir {
+		if len(src.inputs) != 1 {
+			return nil, fmt.Errorf("%w: --output with a directory input needs that directory as the only input", errUsage)
+		}
+		if path == "-" {
+			return nil, fmt.Errorf("%w: --output - cannot hold a directory", errUsage)
+		}
+		if _, err := os.Lstat(path); err == nil {
+			return nil, fmt.Errorf("--output %s: already exists (a directory output is never overwritten)", path)
+		}
+		tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp"+strconv.Itoa(os.Getpid()))
+		os.RemoveAll(tmp)
+		p := &pending{name: path,
+			commit: func() error {
+				if err := os.Rename(tmp, path); err != nil {
+					os.RemoveAll(tmp)
+					return fmt.Errorf("write %s: %w", path, err)
+				}
+				return nil
+			},
+			abort: func() { os.RemoveAll(tmp) },
+		}
+		if err := corpus.FilterDir(tmp, src.inputs[0], func(num int) bool { return keep(0, num) }); err != nil {
+			os.RemoveAll(tmp)
+			return nil, fmt.Errorf("write %s: %w", path, err)
+		}
+		return p, nil
+	}
+	p, err := openOutput(e, path)
+	if err != nil {
+		return nil, err
+	}
+	cw, err := corpus.NewCompressWriter(p.w, path)
+	if err != nil {
+		p.discard()
+		return nil, err
+	}
+	if err := corpus.Filter(cw, src.inputs, co, keep); err != nil {
+		p.discard()
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := cw.Close(); err != nil {
+		p.discard()
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// statsJSON is the --stats document.
+type statsJSON struct {
+	Inputs         []string           `json:"inputs"`
+	Documents      int                `json:"documents"`
+	Empty          int                `json:"empty_documents"`
+	Skipped        int                `json:"skipped_bad_records"`
+	InvalidUTF8    int                `json:"invalid_utf8_documents"`
+	Shingles       int64              `json:"shingles"`
+	Distinct       int                `json:"distinct_shingle_sets"`
+	Identical      int                `json:"identical_documents"`
+	Candidates     int64              `json:"candidate_pairs"`
+	LargeBuckets   int64              `json:"large_buckets"`
+	Verified       int                `json:"verified_pairs"`
+	Pairs          int                `json:"reported_pairs"`
+	Clusters       int                `json:"clusters"`
+	Duplicates     int                `json:"duplicates"`
+	LargestCluster int                `json:"largest_cluster"`
+	Params         paramsJSON         `json:"params"`
+	Seconds        map[string]float64 `json:"seconds"`
+	Bytes          int64              `json:"text_bytes"`
+}
+
+type paramsJSON struct {
+	Shingle   string  `json:"shingle"`
+	Ngram     int     `json:"ngram"`
+	Bag       bool    `json:"bag"`
+	Slots     int     `json:"num_perm"`
+	Seed      uint64  `json:"seed"`
+	Threshold float64 `json:"threshold"`
+	Recall    float64 `json:"recall"`
+	Bands     int     `json:"bands"`
+	Rows      int     `json:"rows"`
+	PAtT      float64 `json:"p_candidate_at_threshold"`
+	Verify    string  `json:"verify"`
+	Keep      string  `json:"keep"`
+	Workers   int     `json:"workers"`
+	MaxBucket int     `json:"max_bucket"`
+}
+
+func makeStats(src *source, b *neardup.Batch, res *neardup.Result) statsJSON {
+	o := b.Options()
+	s := res.Stats
+	return statsJSON{
+		Inputs: src.names, Documents: s.Documents, Empty: s.Empty, Skipped: src.skipped, InvalidUTF8: s.InvalidUTF8,
+		Shingles: s.Shingles, Distinct: s.Distinct, Identical: s.Identical, Candidates: s.Candidates,
+		LargeBuckets: s.LargeBuckets, Verified: s.Verified, Pairs: s.Pairs, Clusters: s.Clusters,
+		Duplicates: s.Duplicates, LargestCluster: s.LargestCluster, Bytes: src.bytes.Load(),
+		Params: paramsJSON{Shingle: o.Shingle.Mode.String(), Ngram: o.Shingle.N, Bag: o.Shingle.Bag, Slots: o.Slots,
+			Seed: o.Seed, Threshold: o.Threshold, Recall: o.Recall, Bands: o.Params.Bands, Rows: o.Params.Rows,
+			PAtT: o.Params.Probability(o.Threshold), Verify: o.Verify.String(), Keep: o.Keep.String(),
+			Workers: o.Workers, MaxBucket: o.MaxBucket},
+		Seconds: map[string]float64{
+			"read_shingle": s.ReadShingle.Seconds(), "collapse": s.Collapse.Seconds(), "sign": s.Sign.Seconds(),
+			"lsh_verify": s.Candidate.Seconds(), "cluster": s.Group.Seconds(),
+		},
+	}
+}
+
+func writeStats(w io.Writer, f *dedupFlags, src *source, b *neardup.Batch, res *neardup.Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(makeStats(src, b, res))
+}
+
+func printSummary(w io.Writer, b *neardup.Batch, src *source, res *neardup.Result, write, total time.Duration) {
+	o := b.Options()
+	s := res.Stats
+	mode := fmt.Sprintf("%s %d-grams", o.Shingle.Mode, o.Shingle.N)
+	if o.Shingle.Bag {
+		mode += " (bag)"
+	}
+	fmt.Fprintf(w, "neardup: %d documents, %s of text (%d empty, %d skipped as bad, %d with invalid UTF-8)\n",
+		s.Documents, humanBytes(src.bytes.Load()), s.Empty, src.skipped, s.InvalidUTF8)
+	fmt.Fprintf(w, "  shingles:   %d %s; %d distinct sets, %d documents identical to an earlier one\n",
+		s.Shingles, mode, s.Distinct, s.Identical)
+	fmt.Fprintf(w, "  lsh:        %d slots, %d bands x %d rows, P(candidate | J=%.2f) = %.4f; %d candidate pairs",
+		o.Slots, o.Params.Bands, o.Params.Rows, o.Threshold, o.Params.Probability(o.Threshold), s.Candidates)
+	if s.LargeBuckets > 0 {
+		fmt.Fprintf(w, " (%d buckets over --max-bucket %d joined as chains)", s.LargeBuckets, o.MaxBucket)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  verified:   %d pairs with %s Jaccard >= %g (%d reported, identical sets included)\n",
+		s.Verified, o.Verify, o.Threshold, s.Pairs)
+	fmt.Fprintf(w, "  clusters:   %d, largest %d documents; %d duplicates to drop\n", s.Clusters, s.LargestCluster, s.Duplicates)
+	fmt.Fprintf(w, "  time:       read+shingle %s, identical %s, sign %s, lsh+verify %s, cluster %s, write %s; total %s\n",
+		dur(s.ReadShingle), dur(s.Collapse), dur(s.Sign), dur(s.Candidate), dur(s.Group), dur(write), dur(total))
+}
+
+func dur(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.2fs", d.Seconds())
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,5 @@
+package main
+
+import "golang.org/x/term"
+
+func termIsTerminal(fd int) bool { return term.IsTerminal(fd) }

@@ -1,0 +1,122 @@
+package shingle
+
+import (
+	"encoding/binary"
+	"unicode"
+	"unicode/utf8"
+)
+
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// normalize writes the lower-cased, space-folded, trimmed text into s.norm
+// followed by 8 zero bytes, and returns the length of the normalised text,
+// its number of code points and whether it is all ASCII.
+func (s *Shingler) normalize(text []byte) (size, runes int, ascii bool) {
+	norm := s.norm[:0]
+	if cap(norm) < len(text)+8 {
+		// Lower-casing can grow text; append copes with that, this only
+		// avoids repeated growth in the common case.
+		norm = make([]byte, 0, len(text)+len(text)/8+16)
+	}
+	ascii = true
+	pending := false // a space is owed before the next non-space
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			i++
+			if asciiSpace[c] {
+				pending = len(norm) > 0
+				continue
+			}
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if pending {
+				norm = append(norm, ' ')
+				runes++
+				pending = false
+			}
+			norm = append(norm, c)
+			runes++
+			continue
+		}
+		r, n := utf8.DecodeRune(text[i:])
+		i += n
+		r = unicode.ToLower(r)
+		if unicode.IsSpace(r) {
+			pending = len(norm) > 0
+			continue
+		}
+		if pending {
+			norm = append(norm, ' ')
+			runes++
+			pending = false
+		}
+		if r >= utf8.RuneSelf {
+			ascii = false
+		}
+		norm = utf8.AppendRune(norm, r)
+		runes++
+	}
+	size = len(norm)
+	norm = append(norm, 0, 0, 0, 0, 0, 0, 0, 0)
+	s.norm = norm
+	return size, runes, ascii
+}
+
+// appendChar appends the char shingle hashes of text to dst, unsorted.
+func (s *Shingler) appendChar(dst []uint64, text []byte) []uint64 {
+	size, runes, ascii := s.normalize(text)
+	norm := s.norm
+	n := s.o.N
+	switch {
+	case runes == 0:
+		return dst
+	case runes <= n:
+		return append(dst, hashPadded(norm, 0, size))
+	case ascii && n <= 8:
+		// Fast path 1: ASCII text and short shingles, one chunk each.
+		mask := uint64(1)<<(8*uint(n)) - 1
+		if n == 8 {
+			mask = ^uint64(0)
+		}
+		last := size - n
+		for a := 0; a <= last; a++ {
+			w := binary.LittleEndian.Uint64(norm[a:]) & mask
+			dst = append(dst, mum(mum(k0^w, k1)^uint64(n), k2))
+		}
+		return dst
+	case ascii:
+		for a := 0; a+n <= size; a++ {
+			dst = append(dst, hashPadded(norm, a, a+n))
+		}
+		return dst
+	}
+	// General case: slide a window of n code points over valid UTF-8.
+	a, b := 0, 0
+	for k := 0; k < n; k++ {
+		b += utf8Len(norm[b])
+	}
+	for {
+		dst = append(dst, hashPadded(norm, a, b))
+		if b == size {
+			return dst
+		}
+		a += utf8Len(norm[a])
+		b += utf8Len(norm[b])
+	}
+}
+
+// utf8Len returns the length of the UTF-8 sequence that starts with the
+// lead byte c of valid UTF-8.
+func utf8Len(c byte) int {
+	switch {
+	case c < 0xC0:
+		return 1
+	case c < 0xE0:
+		return 2
+	case c < 0xF0:
+		return 3
+	}
+	return 4
+}

@@ -1,0 +1,74 @@
+// Package shingle turns text into sets of 64-bit shingle hashes and computes
+// their exact Jaccard index.
+//
+// The definitions below are a contract: the similarity neardup reports is
+// the exact Jaccard index of these shingle sets (hash collisions aside), and
+// the hash values are stable across runs, processes, machines and
+// endianness. Golden tests pin them.
+//
+// # Shingles
+//
+// Both modes first lower-case the text exactly as [strings.ToLower] does:
+// each rune r becomes [unicode.ToLower](r), and each byte that is not part
+// of valid UTF-8 (as decoded by [utf8.DecodeRune], one byte at a time)
+// becomes U+FFFD, which is neither a letter, a digit nor a space.
+//
+// Word mode (the default, N defaults to [DefaultWordN]): the tokens are the
+// maximal runs of runes for which [unicode.IsLetter] or [unicode.IsDigit]
+// holds (tested on the lower-cased rune); everything else separates tokens.
+// A shingle is N consecutive tokens. A text with at least one but fewer
+// than N tokens has exactly one shingle: all its tokens.
+//
+// Char mode (N defaults to [DefaultCharN]): the lower-cased text has every
+// run of white space ([unicode.IsSpace]) replaced by one space U+0020 and
+// leading and trailing white space removed. A shingle is N consecutive code
+// points (not bytes). A non-empty normalised text of at most N code points
+// has exactly one shingle: the whole text.
+//
+// A text with no token (Word) or no code point other than white space
+// (Char) has no shingles. The set of a text is the set of its shingles'
+// hashes. With [Options].Bag, the k-th repetition (k = 1, 2, ...) of a
+// shingle in one text is a distinct element (see below), so the Jaccard
+// index of two bags is the multiset Jaccard index Σmin/Σmax of their
+// shingle counts.
+//
+// # Hash
+//
+// mum(a, b) is the 128-bit product of the unsigned 64-bit a and b, its high
+// 64 bits XOR its low 64 bits. All arithmetic is modulo 2^64. The constants
+// are
+//
+//	K0 = 0xa0761d6478bd642f  K1 = 0xe7037ed1a0b428db  K2 = 0x8ebc6af09c88c6e3
+//	K3 = 0x589965cc75374cc3  K4 = 0x1d8e4e27c47d124f
+//	K5 = 0x9e3779b97f4a7c15  K6 = 0xbf58476d1ce4e5b9
+//
+// H(p), the hash of a byte string p of length L: split p into 8-byte
+// chunks, the last one possibly shorter and padded with zero bytes, and read
+// each chunk as a little-endian uint64 w; start from h = K0, for each chunk
+// in order set h = mum(h XOR w, K1), and return mum(h XOR L, K2). (The empty
+// string has no chunk: H = mum(K0, K2).)
+//
+// A word shingle of tokens t1 ... tk (k = N, or fewer for a short text) has
+// hash s, where s = K3 and then, for i = 1 ... k in order,
+// s = mum(s XOR H(ti), K4); H(ti) hashes the UTF-8 of the lower-cased
+// token.
+//
+// A char shingle's hash is H of the UTF-8 of its code points (after
+// normalisation; each invalid input byte contributes U+FFFD, EF BF BD).
+//
+// In bag mode, if a shingle with hash h occurs c times in a text, its
+// elements are h and B(h, j) for j = 1 ... c-1, where
+// B(h, j) = mum(h XOR (j × K5), K6).
+//
+// The set is the sorted list of distinct element hashes.
+//
+// # Performance
+//
+// [Shingler.AppendSet] builds no string per shingle: it hashes tokens while
+// it scans them (an ASCII fast path lower-cases and hashes 8 bytes at a
+// time and needs no Unicode tables), keeps the hashes of the last N tokens
+// in a ring, and sorts the result with a bucket sort suited to uniform
+// hashes. After warm-up it allocates nothing. [Jaccard] and [Intersection]
+// merge the sorted sets without maps, switching to galloping search when
+// one set is much larger than the other.
+package shingle

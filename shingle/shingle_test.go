@@ -1,0 +1,414 @@
+package shingle
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// Pieces for random text: words of many scripts and lengths, separators,
+// white space of all kinds, invalid UTF-8, mojibake and runes whose
+// lower-casing changes their UTF-8 length.
+var (
+	pieceWords = []string{
+		"the", "The", "THE", "a", "A", "of", "and", "to", "in", "is", "it",
+		"quick", "brown", "fox", "jumps", "over", "lazy", "dog", "Dog",
+		"x", "xy", "abcdefg", "abcdefgh", "abcdefghi", "ABCDEFGHIJKLMNOPQ", "internationalization",
+		"0", "42", "2024", "3.14", "1,000,000", "A1b2C3d4E5",
+		"café", "CAFÉ", "naïve", "Straße", "STRASSE", "ÉCOLE", "déjà", "vu", "Ærø", "Ørsted",
+		"Привет", "мир", "ПРИВЕТ", "ёлка", "Ёлка",
+		"漢字", "日本語", "中文", "テスト", "한국어",
+		"١٢٣", "٤٥", "Ⅻ", "²", "½",
+		"İstanbul", "ISTANBUL", "\u212a", "K", "k", "ẞ", "ß", "Σ", "σ", "ς", "ǅ", "Ⱥ", "ⱥ",
+		"e\u0301", "n\u0303o", "possibilitÃ ", "Ã©tÃ©", "â€™", "Ã",
+		"😀", "👍🏽", "a😀b", "🇫🇷",
+		"\xff", "\xc3", "\xe2\x82", "\xed\xa0\x80", "ab\xffcd", "\xc3\xa9", "\xf0\x9f", "\x80\x80",
+		"\x00", "\x01", "\ufffd",
+	}
+	pieceSeps = []string{
+		" ", " ", " ", "  ", "\t", "\n", "\r\n", "\v", "\f", "\u00a0", "\u3000", "\u2028", "\u0085", "\u200b",
+		",", ".", "!", "?", "-", "--", "'", "\"", "(", ")", "…", "—", "«", "»", "·", "_", "/", "@#$%",
+		"", "",
+	}
+)
+
+// randText returns a random text of about n pieces.
+func randText(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for range n {
+		if r.IntN(4) == 0 {
+			b.WriteString(pieceSeps[r.IntN(len(pieceSeps))])
+		} else {
+			b.WriteString(pieceWords[r.IntN(len(pieceWords))])
+			b.WriteString(pieceSeps[r.IntN(len(pieceSeps))])
+		}
+	}
+	return b.String()
+}
+
+// mutate returns a copy of t with a few random piece-level edits, so that
+// pairs of texts have Jaccard indexes spread over [0, 1].
+func mutate(r *rand.Rand, t string) string {
+	b := []byte(t)
+	for range r.IntN(4) {
+		if len(b) == 0 {
+			break
+		}
+		i := r.IntN(len(b) + 1)
+		switch r.IntN(3) {
+		case 0: // insert
+			b = slices.Insert(b, i, []byte(randText(r, 1+r.IntN(3)))...)
+		case 1: // delete
+			j := min(len(b), i+r.IntN(8))
+			b = slices.Delete(b, min(i, j), j)
+		case 2: // swap halves
+			b = append(b[i:len(b):len(b)], b[:i]...)
+		}
+	}
+	return string(b)
+}
+
+func allModes() []Options {
+	var os []Options
+	for _, m := range []Mode{Word, Char} {
+		for n := 0; n <= 7; n++ {
+			for _, bag := range []bool{false, true} {
+				os = append(os, Options{Mode: m, N: n, Bag: bag})
+			}
+		}
+	}
+	return os
+}
+
+func mustNew(t testing.TB, o Options) *Shingler {
+	t.Helper()
+	s, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func checkSet(t testing.TB, set []uint64) {
+	t.Helper()
+	for i := 1; i < len(set); i++ {
+		if set[i-1] >= set[i] {
+			t.Fatalf("set not sorted and unique at %d: %#x >= %#x", i, set[i-1], set[i])
+		}
+	}
+}
+
+// checkAgainstRef checks the fast set of text against the reference: same
+// hashes exactly, and as many as distinct reference shingles (no
+// collision). It returns the reference string set.
+func checkAgainstRef(t testing.TB, s *Shingler, text string) (map[string]bool, []uint64) {
+	t.Helper()
+	o := s.Options()
+	prefix := []uint64{7, 3} // AppendSet must leave it alone
+	got := s.AppendSet(slices.Clone(prefix), []byte(text))
+	if !slices.Equal(got[:2], prefix) {
+		t.Fatalf("%+v: prefix changed: %v", o, got[:2])
+	}
+	got = got[2:]
+	checkSet(t, got)
+	keys, want := refElements(text, o)
+	if len(keys) != len(want) {
+		t.Fatalf("%+v %q: reference hash collision: %d keys, %d hashes", o, text, len(keys), len(want))
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%+v %q:\n got %d %x\nwant %d %x", o, text, len(got), got, len(want), want)
+	}
+	if str := s.AppendSetString(nil, text); !slices.Equal(str, got) {
+		t.Fatalf("%+v %q: AppendSetString differs from AppendSet", o, text)
+	}
+	return keys, got
+}
+
+func TestAgainstReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	rounds := 300
+	if testing.Short() {
+		rounds = 40
+	}
+	for _, o := range allModes() {
+		s := mustNew(t, o)
+		for range rounds {
+			a := randText(r, r.IntN(40))
+			b := mutate(r, a)
+			ka, ha := checkAgainstRef(t, s, a)
+			kb, hb := checkAgainstRef(t, s, b)
+			inter, union := refJaccard(ka, kb)
+			if got := Intersection(ha, hb); got != inter {
+				t.Fatalf("%+v: Intersection = %d, reference %d\na=%q\nb=%q", o, got, inter, a, b)
+			}
+			want := 0.0
+			if union > 0 {
+				want = float64(inter) / float64(union)
+			}
+			if got := Jaccard(ha, hb); got != want {
+				t.Fatalf("%+v: Jaccard = %v, reference %v\na=%q\nb=%q", o, got, want, a, b)
+			}
+		}
+	}
+}
+
+// TestASCIIBoundaries exercises the ASCII fast path's chunk and tail loads
+// at every token length and position relative to the ends of the text.
+func TestASCIIBoundaries(t *testing.T) {
+	for _, o := range []Options{{Mode: Word, N: 1}, {Mode: Word, N: 2}, {Mode: Char, N: 8}, {Mode: Char, N: 9}, {Mode: Char, N: 3}} {
+		s := mustNew(t, o)
+		for n := 1; n <= 20; n++ {
+			tok := strings.Repeat("Ab9", 7)[:n]
+			for pre := 0; pre <= 9; pre++ {
+				for post := 0; post <= 9; post++ {
+					text := strings.Repeat(".", pre) + tok + strings.Repeat("-", post)
+					checkAgainstRef(t, s, text)
+					checkAgainstRef(t, s, tok+" "+text+"é"+tok)
+				}
+			}
+		}
+	}
+}
+
+func TestEdgeCases(t *testing.T) {
+	long := strings.Repeat("Ab", 5000)
+	longU := strings.Repeat("Жx", 3000)
+	texts := []string{
+		"", " ", "   \t\n ", "\u00a0\u3000", ".,;!?", "—«»", "\xff\xfe", "\ufffd",
+		"one", "one two", "one two three", "one two three four",
+		"a a a a a a", "a b a b a b a", "ab", "abcd", "abcde", "abcdef",
+		" x ", "  x  y  ", long, "x " + long + " y", longU, "é" + long,
+	}
+	for _, o := range allModes() {
+		s := mustNew(t, o)
+		for _, text := range texts {
+			checkAgainstRef(t, s, text)
+		}
+	}
+}
+
+func TestCounts(t *testing.T) {
+	f := func(o Options, text string, want int) {
+		t.Helper()
+		got := mustNew(t, o).AppendSet(nil, []byte(text))
+		if len(got) != want {
+			t.Errorf("%+v %q: %d shingles, want %d", o, text, len(got), want)
+		}
+	}
+	w3 := Options{Mode: Word, N: 3}
+	f(w3, "", 0)
+	f(w3, "?!. ,", 0)
+	f(w3, " \t\n\u00a0", 0)
+	f(w3, "one", 1)
+	f(w3, "one two", 1)            // N-1 tokens
+	f(w3, "one two three", 1)      // exactly N
+	f(w3, "one two three four", 2) // N+1
+	f(w3, "a a a a a", 1)
+	f(Options{Mode: Word, N: 3, Bag: true}, "a a a a a", 3)
+	c5 := Options{Mode: Char, N: 5}
+	f(c5, "", 0)
+	f(c5, " \t \u3000 ", 0)
+	f(c5, "?", 1)
+	f(c5, "  abcd  ", 1)
+	f(c5, "abcde", 1)
+	f(c5, "abcdef", 2)
+	f(c5, "a  b\t\nc", 1) // "a b c"
+	f(c5, "日本語の文章", 2)
+	f(c5, "\xff\xff\xff\xff\xff\xff", 1) // six U+FFFD: two shingles, equal
+	f(Options{Mode: Char, N: 5, Bag: true}, "\xff\xff\xff\xff\xff\xff", 2)
+	// Order matters.
+	a := mustNew(t, w3).AppendSet(nil, []byte("a b"))
+	b := mustNew(t, w3).AppendSet(nil, []byte("b a"))
+	if slices.Equal(a, b) {
+		t.Error(`"a b" and "b a" have the same set`)
+	}
+}
+
+func TestNewOptions(t *testing.T) {
+	for _, o := range []Options{{Mode: 2}, {N: -1}, {N: MaxN + 1}, {Mode: Char, N: -5}} {
+		if _, err := New(o); !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("New(%+v) error = %v, want ErrInvalidOptions", o, err)
+		}
+	}
+	f := func(o Options, wantN int) {
+		t.Helper()
+		s := mustNew(t, o)
+		if got := s.Options(); got.N != wantN || got.Mode != o.Mode || got.Bag != o.Bag {
+			t.Errorf("New(%+v).Options() = %+v, want N %d", o, got, wantN)
+		}
+	}
+	f(Options{}, DefaultWordN)
+	f(Options{Mode: Char, Bag: true}, DefaultCharN)
+	f(Options{Mode: Word, N: MaxN}, MaxN)
+	for _, m := range []Mode{Word, Char} {
+		got, err := ParseMode(m.String())
+		if err != nil || got != m {
+			t.Errorf("ParseMode(%q) = %v, %v", m.String(), got, err)
+		}
+	}
+	if _, err := ParseMode("Word "); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("ParseMode(bad) error = %v", err)
+	}
+	if got := Mode(9).String(); got != "Mode(9)" {
+		t.Errorf("Mode(9).String() = %q", got)
+	}
+}
+
+func TestLargeN(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{8, 9, 16, 33, 100} {
+		for _, m := range []Mode{Word, Char} {
+			s := mustNew(t, Options{Mode: m, N: n, Bag: n%2 == 0})
+			for range 20 {
+				checkAgainstRef(t, s, randText(r, r.IntN(150)))
+			}
+		}
+	}
+}
+
+// TestGolden pins the hash definition: if it fails, the definition changed
+// and every stored set and signature built on it is invalid.
+func TestGolden(t *testing.T) {
+	f := func(o Options, text string, want ...uint64) {
+		t.Helper()
+		got := mustNew(t, o).AppendSet(nil, []byte(text))
+		if !slices.Equal(got, want) {
+			t.Errorf("%+v %q:\n got %#x\nwant %#x", o, text, got, want)
+		}
+		if _, ref := refElements(text, o); !slices.Equal(ref, want) {
+			t.Errorf("%+v %q: reference disagrees with golden values: %#x", o, text, ref)
+		}
+	}
+	f(Options{}, "")
+	f(Options{}, "The quick brown fox", 0x56179e00ab9e563e, 0x7f5dfd768bd0ee63)
+	f(Options{Mode: Word, N: 1}, "Hello, hello WORLD", 0x7e8ddaa5535aa4b2, 0xf0b173d39e31ec0e)
+	f(Options{Mode: Word, N: 1, Bag: true}, "Hello, hello WORLD", 0x7e8ddaa5535aa4b2, 0xe0794f915d570838, 0xf0b173d39e31ec0e)
+	f(Options{Mode: Word, N: 2}, "Привет мир, café!", 0x223eed1282a2f44d, 0x397458ced60fedb4)
+	f(Options{Mode: Char, N: 5}, "Hello  World", 0x2f10b6fa3f118dfb, 0x3c001ee9903d4a56, 0x5ffc2745d488125b,
+		0xad64c90a2f921767, 0xc24034a39d46dd15, 0xe85dfbb74f3baebc, 0xf9266717562a4d28)
+	f(Options{Mode: Char, N: 3}, "日本語 テキスト", 0x11cfc174d6f8fdde, 0x1abb36a4ae80b111, 0x1d3d8e8c110dcd8f,
+		0x1f2848f9cdfef123, 0x59c5761fe3b593cf, 0x71ce3e3b08db97a8)
+	f(Options{Mode: Char, N: 5}, "\xffAb", 0x682a6fa8bba045f)
+	// H itself, on the empty string and across a chunk boundary.
+	if got, want := hashBytes(nil), mum(k0, k2); got != want {
+		t.Errorf("H(\"\") = %#x, want mum(K0, K2) = %#x", got, want)
+	}
+	if got := hashBytes([]byte("abcdefghi")); got != 0x813590fa55d9489d {
+		t.Errorf("H(\"abcdefghi\") = %#x", got)
+	}
+}
+
+func TestAllocs(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	text := []byte(randText(r, 500))
+	for _, o := range allModes() {
+		s := mustNew(t, o)
+		dst := make([]uint64, 0, len(text))
+		dst = s.AppendSet(dst[:0], text) // warm up
+		allocs := testing.AllocsPerRun(20, func() {
+			dst = s.AppendSet(dst[:0], text)
+		})
+		if allocs != 0 {
+			t.Errorf("%+v: %v allocations per AppendSet", o, allocs)
+		}
+		str := string(text)
+		allocs = testing.AllocsPerRun(20, func() {
+			dst = s.AppendSetString(dst[:0], str)
+		})
+		if allocs != 0 {
+			t.Errorf("%+v: %v allocations per AppendSetString", o, allocs)
+		}
+	}
+}
+
+// TestSort checks the sort at sizes that take each path, on uniform keys,
+// keys with many duplicates and keys that share their top bits.
+func TestSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	s := mustNew(t, Options{})
+	sizes := []int{0, 1, 2, 3, 23, 24, 25, 100, 1000, bucketMax, bucketMax + 1, 300000}
+	if !testing.Short() {
+		sizes = append(sizes, 3_000_000)
+	}
+	gens := map[string]func() uint64{
+		"uniform": r.Uint64,
+		"dups":    func() uint64 { return uint64(r.IntN(50)) * 0x0123456789abcdef },
+		"sametop": func() uint64 { return 0xabcd<<48 | r.Uint64()>>16 },
+		"small":   func() uint64 { return r.Uint64N(1 << 20) },
+	}
+	for name, gen := range gens {
+		for _, n := range sizes {
+			a := make([]uint64, n)
+			for i := range a {
+				a[i] = gen()
+			}
+			want := slices.Clone(a)
+			slices.Sort(want)
+			s.sort(a, 64)
+			if !slices.Equal(a, want) {
+				t.Fatalf("%s %d: sort wrong", name, n)
+			}
+		}
+	}
+}
+
+// TestHuge shingles a 100 MB document. The hashing is checked against the
+// reference on smaller texts; this checks the sort, numbering and dedup
+// paths at scale against slices.Sort and slices.Compact.
+func TestHuge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100 MB document")
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	var b bytes.Buffer
+	words := make([]string, 50000)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%x", r.Uint32())
+	}
+	for b.Len() < 100<<20 {
+		b.WriteString(words[r.IntN(len(words))])
+		b.WriteString(pieceSeps[r.IntN(8)])
+		if r.IntN(1000) == 0 {
+			b.WriteString(pieceWords[r.IntN(len(pieceWords))])
+		}
+	}
+	text := b.Bytes()
+	for _, o := range []Options{{Mode: Word, N: 1, Bag: true}, {Mode: Word, N: 3}, {Mode: Char, N: 5}} {
+		s := mustNew(t, o)
+		got := s.AppendSet(nil, text)
+		var raw []uint64
+		if o.Mode == Word {
+			raw = s.appendWord(nil, text)
+		} else {
+			raw = s.appendChar(nil, text)
+		}
+		slices.Sort(raw)
+		if o.Bag {
+			numberRuns(raw)
+			slices.Sort(raw)
+		}
+		raw = slices.Compact(raw)
+		if !slices.Equal(got, raw) {
+			t.Fatalf("%+v: 100 MB set differs from slices.Sort+Compact (%d vs %d)", o, len(got), len(raw))
+		}
+		t.Logf("%+v: %d shingles", o, len(got))
+	}
+}
+
+// TestHugeToken checks a 20 MB token against the reference's hash.
+func TestHugeToken(t *testing.T) {
+	tok := strings.Repeat("aBcDeFgHiJ", 2<<20)
+	for _, text := range []string{tok, "ü" + tok + "é", tok + "\xff"} {
+		got := mustNew(t, Options{Mode: Word, N: 1}).AppendSet(nil, []byte(text))
+		want := refHash(Word, []string{strings.ToLower(strings.Trim(text, "\xff"))})
+		if len(got) != 1 || got[0] != want {
+			t.Fatalf("huge token: got %x, want %x", got, want)
+		}
+	}
+	_ = utf8.RuneError
+}

@@ -1,0 +1,96 @@
+package shingle
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// benchText is about 1.5 KB of English prose, the size of a typical
+// document in a web crawl deduplication job.
+const benchText = `It was a bright cold day in April, and the clocks were striking thirteen.
+The committee met again on Tuesday to review the 2024 budget, which had grown by 7.5 percent
+since the previous year. Several members asked why the maintenance costs for the northern
+bridge were so high; the engineer explained that the steel supports, installed in 1987,
+had begun to corrode faster than expected after three unusually wet winters. "We can repair
+them now, or we can replace the whole span in five years," she said, "but we cannot do nothing."
+After a long discussion the chair proposed a compromise: a partial repair this summer, funded
+from the reserve, and a full engineering study to be presented before the end of the year.
+The motion passed by eleven votes to four. Outside, the rain had stopped, and a few people
+lingered on the steps of the town hall, talking about the weather, the new library, and the
+football match on Saturday. Nobody mentioned the bridge again, although everyone would cross
+it on the way home. Later that evening the local newspaper published a short article on its
+website, with a photograph of the committee and a summary of the decision; by midnight it had
+been shared several hundred times, and the comments ranged from careful praise to angry
+accusations of waste. The mayor, who had not attended the meeting, wrote that she trusted the
+engineers and that safety would always come first in this city.`
+
+func benchShingle(b *testing.B, o Options, text []byte) {
+	s := mustNew(b, o)
+	dst := make([]uint64, 0, len(text))
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		dst = s.AppendSet(dst[:0], text)
+	}
+}
+
+func BenchmarkAppendSet(b *testing.B) {
+	en := []byte(benchText)
+	r := rand.New(rand.NewPCG(1, 1))
+	mixed := []byte(randText(r, 300))
+	ru := []byte(strings.Repeat("Съешь же ещё этих мягких французских булок, да выпей чаю. ", 14))
+	for _, c := range []struct {
+		name string
+		o    Options
+		text []byte
+	}{
+		{"word/en", Options{Mode: Word}, en},
+		{"word-bag/en", Options{Mode: Word, Bag: true}, en},
+		{"char/en", Options{Mode: Char}, en},
+		{"word/ru", Options{Mode: Word}, ru},
+		{"char/ru", Options{Mode: Char}, ru},
+		{"word/mixed", Options{Mode: Word}, mixed},
+		{"char/mixed", Options{Mode: Char}, mixed},
+	} {
+		b.Run(c.name, func(b *testing.B) { benchShingle(b, c.o, c.text) })
+	}
+}
+
+func randSet(r *rand.Rand, n int) []uint64 {
+	a := make([]uint64, n)
+	for i := range a {
+		a[i] = r.Uint64()
+	}
+	slices.Sort(a)
+	return slices.Compact(a)
+}
+
+// overlapSets returns two sorted sets of sizes m and n that share about
+// half of the smaller.
+func overlapSets(m, n int) (a, b []uint64) {
+	r := rand.New(rand.NewPCG(uint64(m), uint64(n)))
+	a = randSet(r, m)
+	b = randSet(r, n)
+	copy(b, a[:min(m, n)/2])
+	slices.Sort(b)
+	return a, slices.Compact(b)
+}
+
+var sinkF float64
+
+func BenchmarkJaccard(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		m, n int
+	}{{"250x250", 250, 250}, {"250x10000", 250, 10000}, {"10x5000", 10, 5000}} {
+		x, y := overlapSets(c.m, c.n)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkF = Jaccard(x, y)
+			}
+		})
+	}
+}

@@ -1,0 +1,183 @@
+package shingle
+
+import "slices"
+
+// Sorting tuned for shingle hashes, which are close to uniformly
+// distributed: a bucket sort on the top bits followed by insertion sort of
+// each (expected tiny) bucket. Buckets that turn out large (crafted input,
+// or duplicates) fall back to slices.Sort, so the worst case stays
+// O(n log n). Very large documents are first split in place by an
+// American flag sort on the top byte, which bounds the scratch memory the
+// Shingler keeps.
+
+const (
+	insertionMax = 24      // sort slices up to this length by insertion
+	bucketMax    = 1 << 16 // largest slice bucket-sorted through scratch
+)
+
+// sort sorts a ascending. All elements of a agree on the bits above shift.
+func (s *Shingler) sort(a []uint64, shift uint) {
+	switch {
+	case len(a) <= insertionMax:
+		insertionSort(a)
+	case len(a) <= bucketMax:
+		s.bucketSort(a, shift)
+	case shift < 16:
+		slices.Sort(a)
+	default:
+		flagSort(a, shift, s)
+	}
+}
+
+func insertionSort(a []uint64) {
+	for i := 1; i < len(a); i++ {
+		x := a[i]
+		j := i
+		for ; j > 0 && a[j-1] > x; j-- {
+			a[j] = a[j-1]
+		}
+		a[j] = x
+	}
+}
+
+// bucketSort sorts a by distributing it into scratch on the bits just
+// below shift, sorting each bucket and copying back.
+func (s *Shingler) bucketSort(a []uint64, shift uint) {
+	// About 4 elements a bucket.
+	b := uint(1)
+	for 2<<b < len(a) {
+		b++
+	}
+	b = min(b, shift)
+	nb := 1 << b
+	if cap(s.counts) < nb+1 {
+		s.counts = make([]int32, bucketMax+1)
+	}
+	counts := s.counts[:nb+1]
+	clear(counts)
+	if cap(s.scratch) < len(a) {
+		s.scratch = make([]uint64, max(len(a), 1024))
+	}
+	tmp := s.scratch[:len(a)]
+	up := 64 - shift // bits above shift, all equal
+	down := 64 - b
+	for _, x := range a {
+		counts[(x<<up)>>down+1]++
+	}
+	for i := 1; i <= nb; i++ {
+		counts[i] += counts[i-1]
+	}
+	// counts[d] is now the start of bucket d.
+	for _, x := range a {
+		d := (x << up) >> down
+		tmp[counts[d]] = x
+		counts[d]++
+	}
+	// counts[d] is now the end of bucket d.
+	start := int32(0)
+	for _, end := range counts[:nb] {
+		switch bk := tmp[start:end]; {
+		case len(bk) <= 1:
+		case len(bk) <= insertionMax:
+			insertionSort(bk)
+		default:
+			slices.Sort(bk)
+		}
+		start = end
+	}
+	copy(a, tmp)
+}
+
+// flagSort partitions a in place on the 8 bits just below shift (American
+// flag sort) and sorts each part.
+func flagSort(a []uint64, shift uint, s *Shingler) {
+	var count, next [257]int
+	up := 64 - shift
+	for _, x := range a {
+		count[(x<<up)>>56+1]++
+	}
+	for i := 1; i <= 256; i++ {
+		count[i] += count[i-1]
+	}
+	copy(next[:], count[:])
+	// count[d]: start of part d; next[d]: first unplaced slot of part d.
+	for d := 0; d < 256; d++ {
+		for next[d] < count[d+1] {
+			x := a[next[d]]
+			e := int((x << up) >> 56)
+			for e != d {
+				// Move x to its part and pick up what was there.
+				a[next[e]], x = x, a[next[e]]
+				next[e]++
+				e = int((x << up) >> 56)
+			}
+			a[next[d]] = x
+			next[d]++
+		}
+	}
+	for d := 0; d < 256; d++ {
+		s.sort(a[count[d]:count[d+1]], shift-8)
+	}
+}
+
+// sortDedup sorts a, removes duplicates and returns the number of elements
+// kept at the front of a. For the common small sizes it fuses the work:
+// each element is insertion-sorted into its bucket as it is scattered, and
+// duplicates are dropped while copying back.
+func (s *Shingler) sortDedup(a []uint64) int {
+	if len(a) <= insertionMax || len(a) > bucketMax {
+		s.sort(a, 64)
+		return dedup(a)
+	}
+	// About 2 elements a bucket.
+	b := uint(1)
+	for 2<<b < len(a) {
+		b++
+	}
+	nb := 1 << b
+	if cap(s.counts) < 2*nb+1 {
+		s.counts = make([]int32, 2*bucketMax+1)
+	}
+	next := s.counts[:nb+1]
+	start := s.counts[nb+1 : 2*nb+1]
+	clear(next)
+	if cap(s.scratch) < len(a) {
+		s.scratch = make([]uint64, max(len(a), 1024))
+	}
+	tmp := s.scratch[:len(a)]
+	down := 64 - b
+	for _, x := range a {
+		next[x>>down+1]++
+	}
+	big := int32(0)
+	for i := 1; i <= nb; i++ {
+		big = max(big, next[i])
+		next[i] += next[i-1]
+	}
+	if big > insertionMax {
+		// Skewed keys: do not risk quadratic insertion.
+		s.sort(a, 64)
+		return dedup(a)
+	}
+	copy(start, next[:nb])
+	for _, x := range a {
+		d := x >> down
+		p := next[d]
+		next[d] = p + 1
+		for st := start[d]; p > st && tmp[p-1] > x; p-- {
+			tmp[p] = tmp[p-1]
+		}
+		tmp[p] = x
+	}
+	m := 1
+	a[0] = tmp[0]
+	prev := tmp[0]
+	for _, x := range tmp[1:] {
+		if x != prev {
+			a[m] = x
+			m++
+			prev = x
+		}
+	}
+	return m
+}
