@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -373,21 +374,22 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 		cand.MaxBucket = 0
 	}
 	var canceled atomic.Bool
+	minAgree := float64(minAgreement(k, t, prefilterMiss)) / float64(k)
 	lst, err := cand.Run(func(w int, i, j uint32) {
 		if canceled.Load() {
 			return
 		}
 		a, c := uniq[i], uniq[j]
-		var jac float64
+		est := minhash.Estimate(sigs[int(i)*k:int(i+1)*k], sigs[int(j)*k:int(j+1)*k])
+		jac := est
 		if o.Verify == VerifyExact {
-			// Length filter: J <= min/max.
+			// Length filter: J <= min/max. Signature filter: a pair at
+			// exactly t agrees on fewer slots with probability < prefilterMiss.
 			na, nc := counts[a], counts[c]
-			if float64(min(na, nc)) < t*float64(max(na, nc)) {
+			if float64(min(na, nc)) < t*float64(max(na, nc)) || est < minAgree {
 				return
 			}
 			jac = shingle.Jaccard(sets[a], sets[c])
-		} else {
-			jac = minhash.Estimate(sigs[int(i)*k:int(i+1)*k], sigs[int(j)*k:int(j+1)*k])
 		}
 		if jac >= t {
 			found[w] = append(found[w], Pair{A: int(a), B: int(c), Jaccard: jac})
@@ -480,6 +482,32 @@ func (b *Batch) setStage(name string, total int64) {
 	b.done.Store(0)
 	b.total.Store(total)
 	b.stage.Store(name)
+}
+
+// prefilterMiss bounds the chance that the signature filter drops a pair
+// whose Jaccard is at least the threshold.
+const prefilterMiss = 1e-6
+
+// minAgreement returns the largest m such that a pair of Jaccard t (or more)
+// agrees on fewer than m of k independent slots with probability at most
+// miss: the binomial lower tail P(Bin(k, t) < m) <= miss.
+func minAgreement(k int, t, miss float64) int {
+	if t >= 1 {
+		return k
+	}
+	// P(X = x) for X ~ Bin(k, t), accumulated from x = 0 in log space.
+	lt, l1t := math.Log(t), math.Log1p(-t)
+	cdf := 0.0
+	for m := 0; m <= k; m++ {
+		lg, _ := math.Lgamma(float64(k + 1))
+		la, _ := math.Lgamma(float64(m + 1))
+		lb, _ := math.Lgamma(float64(k - m + 1))
+		cdf += math.Exp(lg - la - lb + float64(m)*lt + float64(k-m)*l1t)
+		if cdf > miss {
+			return m
+		}
+	}
+	return k
 }
 
 // parallel runs fn over [0, n) in blocks of size block on w goroutines.

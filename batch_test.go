@@ -3,6 +3,7 @@ package neardup
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -315,4 +316,35 @@ func BenchmarkBatch(b *testing.B) {
 		runBatch(b, Options{}, docs)
 	}
 	b.ReportMetric(float64(len(docs))*float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+}
+
+// TestMinAgreement checks the signature filter's cut-off against a direct
+// binomial computation.
+func TestMinAgreement(t *testing.T) {
+	binomCDF := func(k int, p float64, below int) float64 { // P(X < below)
+		s := 0.0
+		for x := 0; x < below; x++ {
+			c := 1.0
+			for i := 0; i < x; i++ {
+				c *= float64(k-i) / float64(i+1)
+			}
+			s += c * math.Pow(p, float64(x)) * math.Pow(1-p, float64(k-x))
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		k int
+		t float64
+	}{{128, 0.5}, {128, 0.8}, {64, 0.3}, {256, 0.9}, {16, 0.5}} {
+		m := minAgreement(tc.k, tc.t, 1e-6)
+		if p := binomCDF(tc.k, tc.t, m); p > 1e-6 {
+			t.Errorf("k=%d t=%v: m=%d misses %g > 1e-6", tc.k, tc.t, m, p)
+		}
+		if p := binomCDF(tc.k, tc.t, m+1); m < tc.k && p <= 1e-6 {
+			t.Errorf("k=%d t=%v: m=%d is not the largest (m+1 misses %g)", tc.k, tc.t, m, p)
+		}
+	}
+	if m := minAgreement(128, 1, 1e-6); m != 128 {
+		t.Errorf("t=1: %d", m)
+	}
 }

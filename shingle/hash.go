@@ -62,32 +62,6 @@ func hashPadded(buf []byte, a, b int) uint64 {
 	return mum(h^uint64(n), k2)
 }
 
-// hashASCIIToken returns H(lower(text[i:j])) for a run of ASCII letters and
-// digits. Fast path 1: whole 8-byte chunks are lower-cased by one OR.
-func hashASCIIToken(text []byte, i, j int) uint64 {
-	h := uint64(k0)
-	n := j - i
-	for ; j-i >= 8; i += 8 {
-		h = mum(h^(binary.LittleEndian.Uint64(text[i:])|lowASCII), k1)
-	}
-	if r := uint(j - i); r > 0 {
-		var w uint64
-		switch {
-		case i+8 <= len(text):
-			w = binary.LittleEndian.Uint64(text[i:])
-		case j >= 8:
-			w = binary.LittleEndian.Uint64(text[j-8:]) >> (64 - 8*r)
-		default:
-			for k := j - 1; k >= i; k-- {
-				w = w<<8 | uint64(text[k])
-			}
-		}
-		w = (w | lowASCII) & (1<<(8*r) - 1)
-		h = mum(h^w, k1)
-	}
-	return mum(h^uint64(n), k2)
-}
-
 // chain returns the word-shingle hash of the token hashes ts.
 func chain(ts []uint64) uint64 {
 	s := uint64(k3)

@@ -150,3 +150,23 @@ func TestRefMum(t *testing.T) {
 		}
 	}
 }
+
+func TestHashH(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for n := 0; n < 40; n++ {
+		for range 20 {
+			p := make([]byte, n, n+8)
+			for i := range p {
+				p[i] = byte(r.Uint32())
+			}
+			want := refH(p)
+			if got := hashBytes(p); got != want {
+				t.Fatalf("hashBytes(%x) = %#x, want %#x", p, got, want)
+			}
+			buf := append(append([]byte{0xff}, p...), 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88, 0x77)
+			if got := hashPadded(buf, 1, 1+n); got != want {
+				t.Fatalf("hashPadded(%x) = %#x, want %#x", p, got, want)
+			}
+		}
+	}
+}

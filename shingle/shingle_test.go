@@ -357,12 +357,12 @@ func TestSort(t *testing.T) {
 	}
 }
 
-// TestHuge shingles a 100 MB document. The hashing is checked against the
+// TestHuge shingles 100 MB documents. The hashing is checked against the
 // reference on smaller texts; this checks the sort, numbering and dedup
-// paths at scale against slices.Sort and slices.Compact.
+// paths at scale.
 func TestHuge(t *testing.T) {
 	if testing.Short() {
-		t.Skip("100 MB document")
+		t.Skip("100 MB documents")
 	}
 	r := rand.New(rand.NewPCG(9, 10))
 	var b bytes.Buffer
@@ -378,15 +378,12 @@ func TestHuge(t *testing.T) {
 		}
 	}
 	text := b.Bytes()
-	for _, o := range []Options{{Mode: Word, N: 1, Bag: true}, {Mode: Word, N: 3}, {Mode: Char, N: 5}} {
+	// Word mode, about 10 million shingles: compare with slices.Sort and
+	// slices.Compact of the raw hashes.
+	for _, o := range []Options{{Mode: Word, N: 1, Bag: true}, {Mode: Word, N: 3}} {
 		s := mustNew(t, o)
 		got := s.AppendSet(nil, text)
-		var raw []uint64
-		if o.Mode == Word {
-			raw = s.appendWord(nil, text)
-		} else {
-			raw = s.appendChar(nil, text)
-		}
+		raw := s.appendWord(nil, text)
 		slices.Sort(raw)
 		if o.Bag {
 			numberRuns(raw)
@@ -397,6 +394,16 @@ func TestHuge(t *testing.T) {
 			t.Fatalf("%+v: 100 MB set differs from slices.Sort+Compact (%d vs %d)", o, len(got), len(raw))
 		}
 		t.Logf("%+v: %d shingles", o, len(got))
+	}
+	// Char mode, 100 million shingles with heavy repetition: a block
+	// repeated k times has the same set as the block repeated twice.
+	block := text[:4000]
+	k := 100 << 20 / len(block)
+	s := mustNew(t, Options{Mode: Char, N: 5})
+	got := s.AppendSet(nil, bytes.Repeat(block, k))
+	want := s.AppendSet(nil, bytes.Repeat(block, 2))
+	if !slices.Equal(got, want) {
+		t.Fatalf("char: block×%d set differs from block×2 (%d vs %d)", k, len(got), len(want))
 	}
 }
 

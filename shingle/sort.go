@@ -149,13 +149,17 @@ func (s *Shingler) sortDedup(a []uint64) int {
 	for _, x := range a {
 		next[x>>down+1]++
 	}
-	big := int32(0)
+	// Inserting into a bucket of size k costs up to k moves, so the
+	// insertions cost at most Σk²/2. That is about 3n for uniform keys; a
+	// few repeated shingles add little, but skewed keys could make it
+	// quadratic.
+	work := 0
 	for i := 1; i <= nb; i++ {
-		big = max(big, next[i])
+		k := int(next[i])
+		work += k * k
 		next[i] += next[i-1]
 	}
-	if big > insertionMax {
-		// Skewed keys: do not risk quadratic insertion.
+	if work > 16*len(a) {
 		s.sort(a, 64)
 		return dedup(a)
 	}
@@ -169,15 +173,22 @@ func (s *Shingler) sortDedup(a []uint64) int {
 		}
 		tmp[p] = x
 	}
+	// Branch-free dedup: write every element, advance past the new ones.
 	m := 1
 	a[0] = tmp[0]
 	prev := tmp[0]
 	for _, x := range tmp[1:] {
-		if x != prev {
-			a[m] = x
-			m++
-			prev = x
-		}
+		a[m] = x
+		m += b2i(x != prev)
+		prev = x
 	}
 	return m
+}
+
+// b2i returns 1 for true and 0 for false; the compiler makes it a SETcc.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -100,6 +100,8 @@ type dedupFlags struct {
 	stats      string
 	quiet      bool
 	noProgress bool
+	cpuProfile string
+	memProfile string
 }
 
 func runDedup(ctx context.Context, e *env, args []string) error {
@@ -127,6 +129,8 @@ func runDedup(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.stats, "stats", "", "write a JSON summary (\"-\": standard output)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no summary on standard error")
 	fs.BoolVar(&f.noProgress, "no-progress", false, "no progress bar even on a terminal")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile (for go tool pprof)")
+	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile at the end of the run")
 	inputs, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -163,7 +167,15 @@ func runDedup(ctx context.Context, e *env, args []string) error {
 	if err := checkOutputs(inputs, &f); err != nil {
 		return err
 	}
-	return dedup(ctx, e, &f, inputs, co, o)
+	stop, err := startProfiles(f.cpuProfile, f.memProfile)
+	if err != nil {
+		return err
+	}
+	err = dedup(ctx, e, &f, inputs, co, o)
+	if perr := stop(); err == nil {
+		err = perr
+	}
+	return err
 }
 
 // checkOutputs refuses output paths that would overwrite an input or each

@@ -1,0 +1,41 @@
+package neardup_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/neardup/neardup"
+)
+
+func Example() {
+	docs := []string{
+		"Senior Go developer wanted in Rome, full time, apply today with your CV",
+		"Bakery in Milan looks for a morning baker, early shifts",
+		"Senior Go developer wanted in Rome, full time, apply now with your CV",
+		"senior go developer wanted in rome full time apply today with your cv",
+	}
+	b, err := neardup.NewBatch(neardup.Options{Threshold: 0.5})
+	if err != nil {
+		panic(err)
+	}
+	for i, d := range docs {
+		b.Add(fmt.Sprint("ad", i+1), []byte(d))
+	}
+	res, err := b.Run(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	for _, p := range res.Pairs {
+		fmt.Printf("%s ~ %s  %.3f\n", b.ID(p.A), b.ID(p.B), p.Jaccard)
+	}
+	for _, c := range res.Clusters {
+		fmt.Printf("cluster %d keeps %s of %d\n", c.ID, b.ID(c.Representative), len(c.Members))
+	}
+	// ad1 and ad3 have 13 tokens each and differ in the 10th: 3 of their 11
+	// word 3-grams differ on each side, so J = 8/14.
+
+	// Output:
+	// ad1 ~ ad3  0.571
+	// ad1 ~ ad4  1.000
+	// cluster 1 keeps ad1 of 3
+}
