@@ -9,8 +9,8 @@ import (
 
 // Measured with go test -run XXX -bench . -count 3 ./shingle/ on the shared
 // 2-core AMD EPYC dev VM (load average 2-4 from other jobs, so figures are
-// pessimistic): word/en 240-283 MB/s, char/en 87-92 MB/s, word/ru 36-48 MB/s,
-// all 0 allocs/op; Jaccard 250x250 1.4 µs, 250x10000 2.8 µs, 10x5000 0.14 µs.
+// pessimistic): word/en 240-319 MB/s, char/en 87-98 MB/s, word/ru 36-48 MB/s,
+// all 0 allocs/op; Jaccard 250x250 1.4-1.5 µs, 250x10000 2.8 µs, 10x5000 0.14 µs.
 
 // benchText is about 1.5 KB of English prose, the size of a typical
 // document in a web crawl deduplication job.
