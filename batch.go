@@ -389,7 +389,10 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 			if float64(min(na, nc)) < t*float64(max(na, nc)) || est < minAgree {
 				return
 			}
-			jac = shingle.Jaccard(sets[a], sets[c])
+			var ok bool
+			if jac, ok = shingle.JaccardAtLeast(sets[a], sets[c], t); !ok {
+				return
+			}
 		}
 		if jac >= t {
 			found[w] = append(found[w], Pair{A: int(a), B: int(c), Jaccard: jac})

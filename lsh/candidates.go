@@ -233,8 +233,15 @@ func (bw *bandWorker) emit(i, j uint32, band int) {
 		r, slots := c.Params.Rows, c.Slots
 		si := c.Sigs[int(i)*slots : int(i)*slots+band*r]
 		sj := c.Sigs[int(j)*slots : int(j)*slots+band*r]
-		for k := 0; k < len(si); k += r {
-			if slices.Equal(si[k:k+r], sj[k:k+r]) {
+		// A plain loop, not slices.Equal per band: most bands differ in
+		// their first slot, so this is about one comparison per band
+		// (slices.Equal here cost ~10% of a 1M-document run's CPU).
+		for k := 0; k+r <= len(si) && k+r <= len(sj); k += r {
+			x := 0
+			for x < r && si[k+x] == sj[k+x] {
+				x++
+			}
+			if x == r {
 				return // agreed on an earlier band: reported there
 			}
 		}

@@ -14,8 +14,9 @@ const (
 // haveAVX2 reports whether this build has an AVX2 kernel the CPU can run.
 var haveAVX2 = cpu.X86.HasAVX2
 
-// useAVX2 selects the AVX2 kernel. Tests flip it to run both kernels.
-var useAVX2 = haveAVX2
+// useAVX2 selects the AVX2 kernels. Tests flip it to run both kernels.
+// countEqual also needs POPCNT, which every AVX2 CPU has; checked anyway.
+var useAVX2 = haveAVX2 && cpu.X86.HasPOPCNT
 
 // minhashAVX2 computes groups*8 slots of the signature of set into out,
 // reading 40 uint32 of constants per group from consts (see packVector).
@@ -66,4 +67,27 @@ func (h *Hasher) signature(out []uint32, set []uint64) {
 		return
 	}
 	signatureGeneric(out, h.a, h.b, set)
+}
+
+// countEqualAVX2 returns the number of i < 8*blocks with a[i] == b[i].
+//
+//go:noescape
+func countEqualAVX2(a, b *uint32, blocks int) int
+
+// countEqual returns the number of i with a[i] == b[i]; len(b) >= len(a).
+// The AVX2 path compares 8 slots per instruction (VPCMPEQD, VMOVMSKPS,
+// POPCNT): about 8x faster than the generic loop for 128 slots, which
+// matters because every LSH candidate is estimated before it is verified.
+func countEqual(a, b []uint32) int {
+	n := len(a)
+	if !useAVX2 || n < 8 {
+		return countEqualGeneric(a, b)
+	}
+	b = b[:n]
+	blocks := n / 8
+	c := countEqualAVX2(&a[0], &b[0], blocks)
+	if done := blocks * 8; done < n {
+		c += countEqualGeneric(a[done:], b[done:])
+	}
+	return c
 }

@@ -85,3 +85,32 @@ store:
 done:
 	RET
 
+
+// func countEqualAVX2(a, b *uint32, blocks int) int
+//
+// Counts equal dwords of a and b, 8 at a time: VPCMPEQD sets equal lanes to
+// all ones, VMOVMSKPS packs their sign bits into an 8-bit mask, POPCNT
+// counts it.
+TEXT ·countEqualAVX2(SB), NOSPLIT, $0-32
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DI
+	MOVQ blocks+16(FP), CX
+	XORQ AX, AX
+	TESTQ CX, CX
+	JZ   ceqdone
+
+ceqloop:
+	VMOVDQU (SI), Y0
+	VPCMPEQD (DI), Y0, Y0
+	VMOVMSKPS Y0, BX
+	POPCNTL BX, BX
+	ADDQ BX, AX
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  ceqloop
+	VZEROUPPER
+
+ceqdone:
+	MOVQ AX, ret+24(FP)
+	RET

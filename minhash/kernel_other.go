@@ -15,3 +15,6 @@ func packVector(a, b []uint64) []uint32 { return nil }
 func (h *Hasher) signature(out []uint32, set []uint64) {
 	signatureGeneric(out, h.a, h.b, set)
 }
+
+// countEqual returns the number of i with a[i] == b[i]; len(b) >= len(a).
+func countEqual(a, b []uint32) int { return countEqualGeneric(a, b) }

@@ -127,9 +127,10 @@ func Estimate(a, b []uint32) float64 {
 	return float64(countEqual(a, b)) / float64(len(a))
 }
 
-// countEqual returns the number of i with a[i] == b[i]; len(b) >= len(a).
-// It is branch-free so that its speed does not depend on the similarity.
-func countEqual(a, b []uint32) int {
+// countEqualGeneric returns the number of i with a[i] == b[i]; len(b) >=
+// len(a). It is branch-free so that its speed does not depend on the
+// similarity. countEqual (kernel_*.go) is the entry point.
+func countEqualGeneric(a, b []uint32) int {
 	b = b[:len(a)]
 	var n0, n1, n2, n3 int
 	i := 0

@@ -269,3 +269,31 @@ func TestEstimate(t *testing.T) {
 	}()
 	Estimate(make([]uint32, 3), make([]uint32, 4))
 }
+
+// TestCountEqualKernels compares countEqual, on both kernels, with a plain
+// loop over lengths around the vector width and every agreement pattern.
+func TestCountEqualKernels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 2))
+	forEachKernel(t, func(t *testing.T) {
+		for _, n := range []int{0, 1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 127, 128, 129, 256, 1000} {
+			for it := 0; it < 50; it++ {
+				a := make([]uint32, n)
+				b := make([]uint32, n+rng.IntN(3)) // b may be longer
+				want := 0
+				for i := range a {
+					a[i] = rng.Uint32()
+					b[i] = rng.Uint32()
+					if rng.IntN(3) > 0 || it == 0 {
+						b[i] = a[i]
+					}
+					if a[i] == b[i] {
+						want++
+					}
+				}
+				if got := countEqual(a, b); got != want {
+					t.Fatalf("n=%d: countEqual = %d, want %d", n, got, want)
+				}
+			}
+		}
+	})
+}

@@ -21,7 +21,19 @@ func Intersection(a, b []uint64) int {
 	if len(b)/len(a) >= gallopRatio {
 		return intersectGallop(a, b)
 	}
-	return intersectMerge(a, b)
+	return intersectFast(a, b)
+}
+
+// intersectTail counts the common elements of what is left of two slices
+// after the vector kernel stopped; one of them has fewer than 4 elements.
+func intersectTail(a, b []uint64) int {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(a) == 0 {
+		return 0
+	}
+	return intersectGallop(a, b)
 }
 
 // intersectMerge is a branch-free merge: the outcome of each comparison is
@@ -83,4 +95,75 @@ func Jaccard(a, b []uint64) float64 {
 		return 0
 	}
 	return float64(inter) / float64(union)
+}
+
+// MinOverlap returns the smallest intersection size o for which two sets of
+// sizes na and nb have Jaccard o/(na+nb-o) >= t, computed with the same
+// float64 division as Jaccard so the two agree exactly. It returns
+// min(na, nb)+1 when no overlap reaches t.
+func MinOverlap(na, nb int, t float64) int {
+	lim := min(na, nb)
+	// o >= t(na+nb)/(1+t); start just below and step up.
+	o := max(int(t*float64(na+nb)/(1+t))-2, 0)
+	for o <= lim && float64(o)/float64(na+nb-o) < t {
+		o++
+	}
+	if o == 0 && na+nb == 0 {
+		return 1 // two empty sets have Jaccard 0
+	}
+	return o
+}
+
+// JaccardAtLeast returns Jaccard(a, b) and true when it is at least t, and
+// false as soon as the merge shows that it cannot be: a verification that
+// gives up early on pairs far below t. The value, when returned, is exactly
+// Jaccard(a, b). It does not allocate.
+func JaccardAtLeast(a, b []uint64, t float64) (float64, bool) {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	need := MinOverlap(len(a), len(b), t)
+	if need > len(a) {
+		return 0, false
+	}
+	var c int
+	switch {
+	case len(b)/max(len(a), 1) >= gallopRatio:
+		c = intersectGallop(a, b)
+	case useAVX2:
+		// The vector merge is fast enough that stopping early buys little.
+		c = intersectFast(a, b)
+	default:
+		var ok bool
+		c, ok = intersectMergeAtLeast(a, b, need)
+		if !ok {
+			return 0, false
+		}
+	}
+	if c < need {
+		return 0, false
+	}
+	return float64(c) / float64(len(a)+len(b)-c), true
+}
+
+// intersectMergeAtLeast is intersectMerge that stops, reporting false, once
+// fewer than need common elements remain possible. It checks every 32 steps,
+// keeping the inner loop branch-free.
+func intersectMergeAtLeast(a, b []uint64, need int) (int, bool) {
+	i, j, c := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if c+min(len(a)-i, len(b)-j) < need {
+			return c, false
+		}
+		stop := min(32, len(a)-i, len(b)-j) // each step advances i or j by at least one
+		for s := 0; s < stop; s++ {
+			x, y := a[i], b[j]
+			_, xLess := bits.Sub64(x, y, 0)
+			_, yLess := bits.Sub64(y, x, 0)
+			i += int(1 - yLess)
+			j += int(1 - xLess)
+			c += int(1 ^ (xLess | yLess))
+		}
+	}
+	return c, c >= need
 }

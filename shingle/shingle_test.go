@@ -419,3 +419,104 @@ func TestHugeToken(t *testing.T) {
 	}
 	_ = utf8.RuneError
 }
+
+// TestJaccardAtLeast compares the early-exit check with Jaccard on random
+// sets of every overlap, including pairs exactly at the threshold.
+func TestJaccardAtLeast(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	mk := func(n int, shared []uint64) []uint64 {
+		s := append([]uint64(nil), shared...)
+		for len(s) < n {
+			s = append(s, rng.Uint64())
+		}
+		slices.Sort(s)
+		return slices.Compact(s)
+	}
+	for it := 0; it < 20000; it++ {
+		ns := rng.IntN(60)
+		shared := make([]uint64, ns)
+		for i := range shared {
+			shared[i] = rng.Uint64()
+		}
+		a, b := mk(ns+rng.IntN(60), shared), mk(ns+rng.IntN(60), shared)
+		if rng.IntN(50) == 0 {
+			b = mk(ns+rng.IntN(2000), shared) // gallop path
+		}
+		th := []float64{0.1, 0.3, 0.5, 0.7, 0.8, 1}[rng.IntN(6)]
+		if rng.IntN(4) == 0 { // exactly at a reachable value
+			if j := Jaccard(a, b); j > 0 {
+				th = j
+			}
+		}
+		want := Jaccard(a, b)
+		got, ok := JaccardAtLeast(a, b, th)
+		if ok != (want >= th) || (ok && got != want) {
+			t.Fatalf("|a|=%d |b|=%d t=%v: got (%v, %v), Jaccard %v", len(a), len(b), th, got, ok, want)
+		}
+	}
+	if _, ok := JaccardAtLeast(nil, nil, 0.5); ok {
+		t.Error("two empty sets reach 0.5")
+	}
+}
+
+// TestIntersectionKernels compares Intersection and JaccardAtLeast, on
+// both kernels, with a map-based count over sizes around the block width
+// and overlaps from none to total, including ties of block maxima.
+func TestIntersectionKernels(t *testing.T) {
+	kernels := []bool{false}
+	if haveAVX2 {
+		kernels = append(kernels, true)
+	} else {
+		t.Log("AVX2 kernel not available in this build or on this CPU")
+	}
+	saved := useAVX2
+	defer func() { useAVX2 = saved }()
+	rng := rand.New(rand.NewPCG(5, 6))
+	sizes := []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 31, 33, 64, 100, 257, 600}
+	for _, k := range kernels {
+		useAVX2 = k
+		for it := 0; it < 4000; it++ {
+			na, nb := sizes[rng.IntN(len(sizes))], sizes[rng.IntN(len(sizes))]
+			universe := uint64(na + nb + 1)
+			if rng.IntN(2) == 0 {
+				universe = 1 << 62 // sparse: few matches
+			}
+			draw := func(n int) []uint64 {
+				s := make([]uint64, 0, n)
+				for range n {
+					v := rng.Uint64N(universe)
+					if rng.IntN(8) == 0 {
+						v = ^v // values near the top of the range (unsigned order)
+					}
+					s = append(s, v)
+				}
+				slices.Sort(s)
+				return slices.Compact(s)
+			}
+			a, b := draw(na), draw(nb)
+			in := map[uint64]bool{}
+			for _, x := range a {
+				in[x] = true
+			}
+			want := 0
+			for _, x := range b {
+				if in[x] {
+					want++
+				}
+			}
+			if got := Intersection(a, b); got != want {
+				t.Fatalf("avx2=%v |a|=%d |b|=%d: Intersection = %d, want %d", k, len(a), len(b), got, want)
+			}
+			j := Jaccard(a, b)
+			for _, th := range []float64{0.2, 0.5, j} {
+				if th <= 0 {
+					continue
+				}
+				got, ok := JaccardAtLeast(a, b, th)
+				if ok != (j >= th) || (ok && got != j) {
+					t.Fatalf("avx2=%v: JaccardAtLeast(t=%v) = (%v, %v), Jaccard %v", k, th, got, ok, j)
+				}
+			}
+		}
+	}
+}
