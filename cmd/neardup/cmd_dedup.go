@@ -215,11 +215,15 @@ type source struct {
 	numOf    []int32 // record number of each document in its input
 	skipped  int
 	bytes    atomic.Int64
-	spoolled []string // temporary files to remove
+	spooled []string    // temporary files to remove
+	open     []io.Closer // files to close (corpus.NewReader does not close its input)
 }
 
 func (s *source) cleanup() {
-	for _, p := range s.spoolled {
+	for _, c := range s.open {
+		c.Close()
+	}
+	for _, p := range s.spooled {
 		os.Remove(p)
 	}
 }
@@ -267,22 +271,17 @@ func readAll(ctx context.Context, e *env, src *source, inputs []string, co corpu
 			if err != nil {
 				return err
 			}
-			src.spoolled = append(src.spoolled, p)
+			src.spooled = append(src.spooled, p)
 			path = p
 		}
 		src.inputs[i] = path
-		fo := co
-		if fo.Format == corpus.Auto && in == "-" && path != "-" {
-			// Sniff the spooled copy as standard input would be sniffed.
-			fo.Format = sniffFile(path)
-		}
-		r, err := openInput(e, path, in, fo)
+		r, err := openInput(e, src, path, in, co)
 		if err != nil {
 			return err
 		}
 		if i == 0 {
-			src.format = detectFormat(path, fo.Format)
-		} else if g := detectFormat(path, fo.Format); g != src.format && needReread {
+			src.format = r.Format()
+		} else if g := r.Format(); g != src.format && needReread {
 			r.Close()
 			return fmt.Errorf("%w: --output needs inputs of one format: %s is %s, %s is %s", errUsage, inputs[0], src.format, in, g)
 		}
@@ -328,21 +327,21 @@ func readAll(ctx context.Context, e *env, src *source, inputs []string, co corpu
 	return nil
 }
 
-func openInput(e *env, path, name string, o corpus.Options) (*corpus.Reader, error) {
+// openInput opens one input. Standard input, or its spooled copy (path !=
+// name), is sniffed by content when the format is auto.
+func openInput(e *env, src *source, path, name string, o corpus.Options) (*corpus.Reader, error) {
+	if name != "-" {
+		return corpus.Open(path, o)
+	}
 	if path == "-" {
 		return corpus.NewReader(e.stdin, "-", o)
 	}
-	return corpus.Open(path, o)
-}
-
-func detectFormat(path string, f corpus.Format) corpus.Format {
-	if f != corpus.Auto {
-		return f
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("spooled standard input: %w", err)
 	}
-	if g, err := corpus.Detect(path); err == nil {
-		return g
-	}
-	return corpus.Auto
+	src.open = append(src.open, f)
+	return corpus.NewReader(f, "-", o)
 }
 
 // spool copies r to a temporary file and returns its path.
@@ -361,27 +360,4 @@ func spool(r io.Reader) (string, error) {
 		return "", fmt.Errorf("spool standard input: %w", err)
 	}
 	return f.Name(), nil
-}
-
-// sniffFile guesses the format of a spooled standard input: JSONL when the
-// first non-space byte is '{', else text.
-func sniffFile(path string) corpus.Format {
-	f, err := os.Open(path)
-	if err != nil {
-		return corpus.Text
-	}
-	defer f.Close()
-	buf := make([]byte, 4096)
-	n, _ := io.ReadFull(f, buf)
-	for _, c := range buf[:n] {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '{':
-			return corpus.JSONL
-		default:
-			return corpus.Text
-		}
-	}
-	return corpus.Text
 }

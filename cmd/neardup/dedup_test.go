@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // cli runs the command line and returns its exit code and outputs.
@@ -361,5 +363,42 @@ func TestRealData(t *testing.T) {
 			t.Errorf("%s: %+v", tc.file, st)
 		}
 		t.Logf("%s: %d docs, %d pairs, %d clusters, largest %d", tc.file, st.Documents, st.Pairs, st.Clusters, st.LargestCluster)
+	}
+}
+
+type adRow struct {
+	ID    string `parquet:"id"`
+	Title string `parquet:"title"`
+	Text  string `parquet:"text"`
+}
+
+// TestDedupParquet reads Parquet, takes ids from a column and writes the
+// deduplicated corpus back as Parquet with the same schema.
+func TestDedupParquet(t *testing.T) {
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[adRow](&buf)
+	if _, err := w.Write([]adRow{{"p1", "Go", adA}, {"p2", "Bread", adB}, {"p3", "Go", adC}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	in := write(t, dir, "ads.parquet", buf.String())
+	pairs := filepath.Join(dir, "pairs.tsv")
+	out := filepath.Join(dir, "unique.parquet")
+	code, _, stderr := cli(t, "", "dedup", "--text-field", "title,text", "--pairs", pairs, "--output", out, in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if p := parsePairs(t, read(t, pairs)); len(p) != 1 || p[0][0] != "p1" || p[0][1] != "p3" {
+		t.Fatalf("pairs = %v", p)
+	}
+	rows, err := parquet.ReadFile[adRow](out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].ID != "p1" || rows[1].ID != "p2" || rows[1].Text != adB {
+		t.Fatalf("output rows = %+v", rows)
 	}
 }
