@@ -208,15 +208,15 @@ func absPath(p string) string {
 
 // source is where each document came from.
 type source struct {
-	inputs   []string // as given ("-" replaced by a spool file when needed)
-	names    []string // as given, for ids and messages
-	format   corpus.Format
-	fileOf   []int32 // input index of each document
-	numOf    []int32 // record number of each document in its input
-	skipped  int
-	bytes    atomic.Int64
+	inputs  []string // as given ("-" replaced by a spool file when needed)
+	names   []string // as given, for ids and messages
+	format  corpus.Format
+	fileOf  []int32 // input index of each document
+	numOf   []int32 // record number of each document in its input
+	skipped int
+	bytes   atomic.Int64
 	spooled []string    // temporary files to remove
-	open     []io.Closer // files to close (corpus.NewReader does not close its input)
+	open    []io.Closer // files to close (corpus.NewReader does not close its input)
 }
 
 func (s *source) cleanup() {
