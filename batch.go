@@ -12,7 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/neardup/neardup/cluster"
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/shingle"
@@ -432,49 +431,8 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 	// Clusters.
 	t0 = time.Now()
 	b.setStage("cluster", 0)
-	uf := cluster.NewUnionFind(n)
-	for _, p := range pairs {
-		uf.Union(uint32(p.A), uint32(p.B))
-	}
-	comps := uf.Components(2)
-	res := &Result{Pairs: pairs, Dup: make([]bool, n)}
-	res.Clusters = make([]Cluster, len(comps))
-	for ci, comp := range comps {
-		r := int(comp[0])
-		for _, m := range comp[1:] {
-			switch o.Keep {
-			case KeepLongest:
-				if b.sizes[m] > b.sizes[r] {
-					r = int(m)
-				}
-			case KeepShortest:
-				if b.sizes[m] < b.sizes[r] {
-					r = int(m)
-				}
-			}
-		}
-		members := make([]Member, len(comp))
-		for mi, m := range comp {
-			var jac float64
-			switch {
-			case int(m) == r || rep[m] == rep[r]:
-				jac = 1
-			case o.Verify == VerifyExact:
-				jac = shingle.Jaccard(sets[m], sets[r])
-			default:
-				u, v := int(uniqOf[m]), int(uniqOf[r])
-				jac = minhash.Estimate(sigs[u*k:(u+1)*k], sigs[v*k:(v+1)*k])
-			}
-			members[mi] = Member{Doc: int(m), Jaccard: jac}
-			if int(m) != r {
-				res.Dup[m] = true
-			}
-		}
-		res.Clusters[ci] = Cluster{ID: ci + 1, Representative: r, Members: members}
-		st.Duplicates += len(comp) - 1
-		st.LargestCluster = max(st.LargestCluster, len(comp))
-	}
-	st.Clusters = len(comps)
+	res := &Result{Pairs: pairs}
+	b.group(res, &st, &verified{sets: sets, sigs: sigs, k: k, rep: rep, uniqOf: uniqOf})
 	st.Group = time.Since(t0)
 	b.setStage("done", 0)
 	res.Stats = st

@@ -234,7 +234,7 @@ func dedup(ctx context.Context, e *env, f *dedupFlags, inputs []string, co corpu
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	src := &source{names: inputs}
+	src := &source{}
 	defer src.cleanup()
 	stopProgress := startProgress(e, f.noProgress || f.quiet, b, src)
 	err = readAll(ctx, e, src, inputs, co, f.output != "", b)
@@ -261,6 +261,16 @@ func dedup(ctx context.Context, e *env, f *dedupFlags, inputs []string, co corpu
 
 // readAll adds every record of every input to b.
 func readAll(ctx context.Context, e *env, src *source, inputs []string, co corpus.Options, needReread bool, b *neardup.Batch) error {
+	return readDocs(ctx, e, src, inputs, co, needReread, b.Add)
+}
+
+// readDocs calls add with the id and text of every record of every input,
+// in order, recording in src where each came from. Ids are the id field, or
+// the 1-based record number, prefixed "FILE:" when there are several
+// inputs. text is only valid during the call. needReread spools standard
+// input to a file so that it can be read again (by --output).
+func readDocs(ctx context.Context, e *env, src *source, inputs []string, co corpus.Options, needReread bool, add func(id string, text []byte) error) error {
+	src.names = inputs
 	src.inputs = make([]string, len(inputs))
 	multi := len(inputs) > 1
 	for i, in := range inputs {
@@ -311,7 +321,7 @@ func readAll(ctx context.Context, e *env, src *source, inputs []string, co corpu
 			if prefix != "" {
 				id = prefix + id
 			}
-			if err := b.Add(id, rec.Text); err != nil {
+			if err := add(id, rec.Text); err != nil {
 				r.Close()
 				return err
 			}

@@ -35,6 +35,10 @@ type command struct {
 
 var commands = []command{
 	{"dedup", "find near-duplicate pairs and clusters, write a deduplicated corpus", runDedup},
+	{"tune", "choose LSH bands and rows for a threshold or two target points", runTune},
+	{"analyze", "exact Jaccard histograms per shingle length on a sample", runAnalyze},
+	{"eval", "LSH against an exact all-pairs join: recall and precision per similarity", runEval},
+	{"explain", "why two documents are (or are not) in one cluster", runExplain},
 	{"version", "print the version", runVersion},
 }
 

@@ -1,0 +1,11 @@
+package main
+
+import (
+	"context"
+	"errors"
+)
+
+// STUB: replaced by the implementation of "neardup explain".
+func runExplain(ctx context.Context, e *env, args []string) error {
+	return errors.New("not implemented yet")
+}
