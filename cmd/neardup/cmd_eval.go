@@ -2,10 +2,456 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/allpairs"
+	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/internal/chart"
+	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/minhash"
 )
 
-// STUB: replaced by the implementation of "neardup eval".
+const evalUsage = `Usage: neardup eval [flags] INPUT...
+
+Checks an LSH configuration against the truth. It runs the dedup engine
+(MinHash, LSH, exact verification) and an exact all-pairs join on the same
+documents and reports the time of each, the pairs each found, recall and
+precision, overall and per similarity bin. A true pair (Jaccard >= t) counts
+as found when dedup reported it, when the two documents have identical
+shingle sets, or when the earliest documents of their identical groups were
+reported (dedup pairs identical copies as a star around the earliest).
+
+It also measures the S-curve itself: the fraction of exact pairs in each
+0.05 bin from --plot-from to 1 that become LSH candidates (package lsh,
+no bucket limit, before verification) next to the formula 1-(1-s^r)^b.
+
+Precision is 1 by construction with exact verification; eval checks it.
+
+Examples:
+  neardup eval --threshold 0.8 ads.jsonl
+  neardup eval --sample 20000 --plot scurve.png --json ads.jsonl
+
+Flags:
+`
+
+type evalFlags struct {
+	in         shingleFlags
+	numPerm    int
+	seed       uint64
+	threshold  float64
+	recall     float64
+	bands      int
+	rows       int
+	workers    int
+	maxBucket  int
+	sample     int
+	sampleSeed uint64
+	plotFrom   float64
+	jsonOut    bool
+	plot       string
+}
+
+// evalBin is one similarity bin [Lo, Hi) (the last includes 1).
+type evalBin struct {
+	Lo, Hi float64 `json:"-"`
+	From   float64 `json:"from"`
+	To     float64 `json:"to"`
+	Pairs  int     `json:"pairs"` // exact pairs in the bin
+	// recall bins
+	Found  int      `json:"found,omitempty"`
+	Recall *float64 `json:"recall,omitempty"`
+	// candidate bins
+	Candidates *int     `json:"candidates,omitempty"`
+	Fraction   *float64 `json:"candidate_fraction,omitempty"` // measured
+	Formula    *float64 `json:"formula,omitempty"`            // 1-(1-s^r)^b at the bin's mean Jaccard
+	MeanJ      *float64 `json:"mean_jaccard,omitempty"`
+	sumJ       float64
+}
+
+type evalReport struct {
+	Documents     int        `json:"documents"`
+	Read          int        `json:"read"`
+	Empty         int        `json:"empty"`
+	Threshold     float64    `json:"threshold"`
+	NumPerm       int        `json:"num_perm"`
+	Bands         int        `json:"bands"`
+	Rows          int        `json:"rows"`
+	LSHSeconds    float64    `json:"lsh_seconds"`
+	ExactSeconds  float64    `json:"exact_seconds"`
+	ShingleSecs   float64    `json:"shingle_seconds"`
+	TruePairs     int        `json:"true_pairs"`
+	LSHPairs      int        `json:"lsh_pairs"`
+	Intersection  int        `json:"intersection"`
+	Found         int        `json:"found"`
+	Candidates    int64      `json:"candidates"`
+	Recall        float64    `json:"recall"`
+	Precision     float64    `json:"precision"`
+	JaccardExact  bool       `json:"jaccard_exact"`
+	Verify        string     `json:"verify"`
+	RecallBins    []*evalBin `json:"recall_bins"`
+	CandidateBins []*evalBin `json:"candidate_bins"`
+}
+
 func runEval(ctx context.Context, e *env, args []string) error {
-	return errors.New("not implemented yet")
+	var f evalFlags
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), evalUsage)
+		fs.PrintDefaults()
+	}
+	f.in.register(fs)
+	fs.IntVar(&f.numPerm, "num-perm", 128, "MinHash signature slots")
+	fs.Uint64Var(&f.seed, "seed", neardup.DefaultSeed, "MinHash seed")
+	fs.Float64Var(&f.threshold, "threshold", neardup.DefaultThreshold, "Jaccard threshold t")
+	fs.Float64Var(&f.recall, "recall", neardup.DefaultRecall, "chance that a pair exactly at t becomes an LSH candidate, used to choose bands and rows")
+	fs.IntVar(&f.bands, "bands", 0, "LSH bands (with --rows; overrides the choice from --threshold/--recall)")
+	fs.IntVar(&f.rows, "rows", 0, "LSH rows per band (with --bands)")
+	fs.IntVar(&f.workers, "workers", 0, "worker goroutines (default: the number of CPUs)")
+	fs.IntVar(&f.maxBucket, "max-bucket", neardup.DefaultMaxBucket, "as dedup's --max-bucket (-1: no limit)")
+	fs.IntVar(&f.sample, "sample", 0, "evaluate a seeded random sample of this many documents (0: all)")
+	fs.Uint64Var(&f.sampleSeed, "sample-seed", 1, "seed of --sample")
+	fs.Float64Var(&f.plotFrom, "plot-from", 0.2, "lowest similarity of the measured S-curve (exact join at this threshold)")
+	fs.BoolVar(&f.jsonOut, "json", false, "print JSON instead of tables")
+	fs.StringVar(&f.plot, "plot", "", "draw the measured candidate fraction per bin over the S-curve to FILE.svg or FILE.png")
+	inputs, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(inputs) == 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: no input given", errUsage)
+	}
+	co, so, err := f.in.options()
+	if err != nil {
+		return err
+	}
+	if f.seed == 0 {
+		return fmt.Errorf("%w: --seed 0 is reserved; use any other value", errUsage)
+	}
+	if (f.bands == 0) != (f.rows == 0) {
+		return fmt.Errorf("%w: --bands and --rows go together", errUsage)
+	}
+	if f.sample < 0 {
+		return fmt.Errorf("%w: --sample %d: want a count", errUsage, f.sample)
+	}
+	if !(f.plotFrom > 0 && f.plotFrom <= 1) {
+		return fmt.Errorf("%w: --plot-from %v: want a similarity in (0, 1]", errUsage, f.plotFrom)
+	}
+	if err := checkPlotPath(f.plot); err != nil {
+		return err
+	}
+	o := neardup.Options{Shingle: so, Slots: f.numPerm, Seed: f.seed, Threshold: f.threshold, Recall: f.recall,
+		Workers: f.workers, MaxBucket: f.maxBucket, Params: lsh.Params{Bands: f.bands, Rows: f.rows}}
+	params, err := o.Validate()
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	rep, err := evaluate(ctx, e, &f, inputs, o, params, co)
+	if err != nil {
+		return err
+	}
+	if f.plot != "" {
+		if err := evalPlot(rep).WriteFile(f.plot, 720, 450); err != nil {
+			return err
+		}
+	}
+	if f.jsonOut {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return printEval(e.stdout, rep)
+}
+
+type pairKey = uint64
+
+func key(i, j int) pairKey {
+	if i > j {
+		i, j = j, i
+	}
+	return uint64(i)<<32 | uint64(j)
+}
+
+func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o neardup.Options, params lsh.Params, co corpus.Options) (*evalReport, error) {
+	texts, read, err := sampleTexts(ctx, e, inputs, co, f.sample, f.sampleSeed)
+	if err != nil {
+		return nil, err
+	}
+	t := f.threshold
+	rep := &evalReport{Documents: len(texts), Read: read, Threshold: t, NumPerm: f.numPerm,
+		Bands: params.Bands, Rows: params.Rows, Verify: "exact"}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+
+	// (a) the dedup engine, timed from the first Add to the end of Run.
+	t0 := time.Now()
+	b, err := neardup.NewBatch(o)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	for i, text := range texts {
+		if err := b.Add(strconv.Itoa(i), text); err != nil {
+			return nil, err
+		}
+	}
+	res, err := b.Run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep.LSHSeconds = time.Since(t0).Seconds()
+	rep.Candidates = res.Stats.Candidates
+	rep.LSHPairs = len(res.Pairs)
+
+	// (b) the exact join on the same shingle sets.
+	t0 = time.Now()
+	sets, err := shingleAll(o.Shingle, texts)
+	if err != nil {
+		return nil, err
+	}
+	rep.ShingleSecs = time.Since(t0).Seconds()
+	for _, s := range sets {
+		if len(s) == 0 {
+			rep.Empty++
+		}
+	}
+	var mu sync.Mutex
+	truth := map[pairKey]float64{}
+	t0 = time.Now()
+	allpairs.JoinWorkers(sets, t, workers, func(i, j int, jac float64) {
+		if len(sets[i]) == 0 || len(sets[j]) == 0 {
+			return
+		}
+		mu.Lock()
+		truth[key(i, j)] = jac
+		mu.Unlock()
+	})
+	rep.ExactSeconds = time.Since(t0).Seconds()
+	rep.TruePairs = len(truth)
+
+	// (c) compare. first[i] is the earliest document with i's set.
+	first := identicalGroups(sets)
+	reported := make(map[pairKey]bool, len(res.Pairs))
+	rep.JaccardExact = true
+	for _, p := range res.Pairs {
+		k := key(p.A, p.B)
+		reported[k] = true
+		if jac, ok := truth[k]; ok {
+			rep.Intersection++
+			if math.Abs(jac-p.Jaccard) > 1e-9 {
+				rep.JaccardExact = false
+			}
+		}
+	}
+	if rep.LSHPairs > 0 {
+		rep.Precision = float64(rep.Intersection) / float64(rep.LSHPairs)
+	} else {
+		rep.Precision = 1
+	}
+	nb := max(1, int(math.Ceil((1-t)/0.05-1e-9)))
+	for k := range nb {
+		lo := t + 0.05*float64(k)
+		rep.RecallBins = append(rep.RecallBins, &evalBin{Lo: lo, Hi: min(1, lo+0.05), From: round3(lo), To: round3(min(1, lo+0.05))})
+	}
+	for k, jac := range truth {
+		i, j := int(k>>32), int(k&0xffffffff)
+		found := first[i] == first[j] || reported[k] || reported[key(first[i], first[j])]
+		bin := rep.RecallBins[min(nb-1, max(0, int((jac-t)/0.05+1e-9)))]
+		bin.Pairs++
+		if found {
+			bin.Found++
+			rep.Found++
+		}
+	}
+	for _, bin := range rep.RecallBins {
+		if bin.Pairs > 0 {
+			bin.Recall = ptr(float64(bin.Found) / float64(bin.Pairs))
+		}
+	}
+	rep.Recall = 1
+	if rep.TruePairs > 0 {
+		rep.Recall = float64(rep.Found) / float64(rep.TruePairs)
+	}
+
+	// The measured S-curve: exact pairs down to --plot-from, and which of
+	// them share a band (lsh.Candidates, no bucket limit, no verification).
+	bins, err := candidateCurve(sets, min(f.plotFrom, t), params, f.numPerm, o.Seed, workers)
+	if err != nil {
+		return nil, err
+	}
+	rep.CandidateBins = bins
+	return rep, nil
+}
+
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
+
+// identicalGroups returns, for each set, the index of the earliest set
+// equal to it (itself when none is earlier). Empty sets map to themselves.
+func identicalGroups(sets [][]uint64) []int {
+	first := make([]int, len(sets))
+	byHash := map[uint64][]int{}
+	for i, s := range sets {
+		first[i] = i
+		if len(s) == 0 {
+			continue
+		}
+		h := uint64(len(s))
+		for _, v := range s {
+			h = (h ^ v) * 0x100000001b3
+			h ^= h >> 29
+		}
+		for _, c := range byHash[h] {
+			if slices.Equal(sets[c], s) {
+				first[i] = c
+				break
+			}
+		}
+		if first[i] == i {
+			byHash[h] = append(byHash[h], i)
+		}
+	}
+	return first
+}
+
+// candidateCurve bins the exact pairs with Jaccard >= from in bins of 0.05
+// over [0, 1] and measures the fraction of each bin that LSH makes a
+// candidate pair: signatures of every non-empty set, lsh.Candidates.Run
+// with no bucket limit.
+func candidateCurve(sets [][]uint64, from float64, p lsh.Params, slots int, seed uint64, workers int) ([]*evalBin, error) {
+	const nb = 20
+	bins := make([]*evalBin, nb)
+	for k := range bins {
+		lo := 0.05 * float64(k)
+		bins[k] = &evalBin{Lo: lo, Hi: lo + 0.05, From: round3(lo), To: round3(lo + 0.05), Candidates: new(int)}
+	}
+	binOf := func(j float64) int { return min(nb-1, int(j/0.05+1e-9)) }
+	var mu sync.Mutex
+	pairs := map[pairKey]int32{} // pair of signature ids -> bin
+	ids := make([]int, 0, len(sets))
+	sigID := make([]int, len(sets))
+	for i, s := range sets {
+		sigID[i] = -1
+		if len(s) > 0 {
+			sigID[i] = len(ids)
+			ids = append(ids, i)
+		}
+	}
+	allpairs.JoinWorkers(sets, from, workers, func(i, j int, jac float64) {
+		if sigID[i] < 0 || sigID[j] < 0 {
+			return
+		}
+		k := binOf(jac)
+		mu.Lock()
+		pairs[key(sigID[i], sigID[j])] = int32(k)
+		bins[k].Pairs++
+		bins[k].sumJ += jac
+		mu.Unlock()
+	})
+	h, err := minhash.New(slots, seed)
+	if err != nil {
+		return nil, err
+	}
+	sigs := make([]uint32, 0, len(ids)*slots)
+	for _, i := range ids {
+		sigs = h.AppendSignature(sigs, sets[i])
+	}
+	counts := make([][nb]int64, max(1, workers))
+	c := &lsh.Candidates{Params: p, Slots: slots, Sigs: sigs, Workers: workers, MaxBucket: 0}
+	if _, err := c.Run(func(w int, i, j uint32) {
+		if k, ok := pairs[key(int(i), int(j))]; ok {
+			counts[w][k]++
+		}
+	}); err != nil {
+		return nil, err
+	}
+	var total [nb]int64
+	for _, cw := range counts {
+		for k := range cw {
+			total[k] += cw[k]
+		}
+	}
+	var out []*evalBin
+	for k, bin := range bins {
+		if bin.Pairs == 0 {
+			continue
+		}
+		*bin.Candidates = int(total[k])
+		bin.Fraction = ptr(float64(total[k]) / float64(bin.Pairs))
+		mj := bin.sumJ / float64(bin.Pairs)
+		bin.MeanJ = &mj
+		bin.Formula = ptr(p.Probability(mj))
+		out = append(out, bin)
+	}
+	return out, nil
+}
+
+func printEval(w io.Writer, r *evalReport) error {
+	fmt.Fprintf(w, "%d documents (%d read, %d empty); t = %v, %d slots, %d bands x %d rows, exact verification\n",
+		r.Documents, r.Read, r.Empty, r.Threshold, r.NumPerm, r.Bands, r.Rows)
+	fmt.Fprintf(w, "lsh (dedup engine):   %8.3f s  %d pairs, %d candidates\n", r.LSHSeconds, r.LSHPairs, r.Candidates)
+	fmt.Fprintf(w, "exact all-pairs join: %8.3f s  %d pairs (plus %.3f s shingling)\n", r.ExactSeconds, r.TruePairs, r.ShingleSecs)
+	fmt.Fprintf(w, "both: %d reported pairs are true pairs; %d true pairs found (identical sets included)\n", r.Intersection, r.Found)
+	fmt.Fprintf(w, "recall %.6f  precision %.6f", r.Recall, r.Precision)
+	switch {
+	case r.Precision == 1 && r.JaccardExact:
+		fmt.Fprintf(w, " (1 as it must be with exact verification; every reported Jaccard equals the exact one)\n")
+	default:
+		fmt.Fprintf(w, " (WARNING: exact verification should give precision 1 and exact Jaccard values)\n")
+	}
+	fmt.Fprintln(w, "\nrecall per similarity bin:")
+	var rows [][]string
+	for _, b := range r.RecallBins {
+		rec := "-"
+		if b.Recall != nil {
+			rec = strconv.FormatFloat(*b.Recall, 'f', 4, 64)
+		}
+		rows = append(rows, []string{fmt.Sprintf("[%.3f, %.3f%s", b.From, b.To, closeBr(b.To)), strconv.Itoa(b.Pairs), strconv.Itoa(b.Found), rec})
+	}
+	if err := printTable(w, []string{"jaccard", "pairs", "found", "recall"}, rows); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nLSH candidates per similarity bin (before verification, no bucket limit) vs 1-(1-s^r)^b:")
+	rows = rows[:0]
+	for _, b := range r.CandidateBins {
+		rows = append(rows, []string{fmt.Sprintf("[%.2f, %.2f%s", b.From, b.To, closeBr(b.To)), strconv.Itoa(b.Pairs), strconv.Itoa(*b.Candidates),
+			strconv.FormatFloat(*b.Fraction, 'f', 4, 64), strconv.FormatFloat(*b.Formula, 'f', 4, 64)})
+	}
+	return printTable(w, []string{"jaccard", "pairs", "candidates", "measured", "formula"}, rows)
+}
+
+func closeBr(to float64) string {
+	if to >= 1 {
+		return "]"
+	}
+	return ")"
+}
+
+func evalPlot(r *evalReport) *chart.Plot {
+	p := lsh.Params{Bands: r.Bands, Rows: r.Rows}
+	curve := sCurveSeries(p, 200)
+	curve.Name = fmt.Sprintf("1-(1-s^%d)^%d", r.Rows, r.Bands)
+	meas := chart.Series{Name: "measured (exact pairs per 0.05 bin)", Kind: chart.Points}
+	for _, b := range r.CandidateBins {
+		meas.X = append(meas.X, *b.MeanJ)
+		meas.Y = append(meas.Y, *b.Fraction)
+	}
+	return &chart.Plot{
+		Title:  fmt.Sprintf("Pairs that become LSH candidates: %d bands x %d rows, %d documents", r.Bands, r.Rows, r.Documents),
+		XLabel: "Jaccard similarity", YLabel: "fraction of pairs that are candidates",
+		XMin: 0, XMax: 1, YMin: 0, YMax: 1.02,
+		Series: []chart.Series{curve, meas},
+		VLines: []float64{r.Threshold},
+	}
 }

@@ -2,10 +2,677 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/internal/chart"
+	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/shingle"
 )
 
-// STUB: replaced by the implementation of "neardup tune".
+const tuneUsage = `Usage: neardup tune [flags]
+
+Lists the LSH (bands, rows) worth considering for --num-perm slots and marks
+the one chosen, with the chance P(s) = 1-(1-s^r)^b that a pair of Jaccard s
+becomes a candidate.
+
+Modes:
+  --threshold T [--recall R]    for each r the fewest bands b with P(T) >= R;
+                                the choice is dedup's own (lsh.Choose): the
+                                fewest expected false candidates below T
+  --low S1 --max-fp P1 --high S2 [--min-recall P2]
+                                every r with some b giving P(S1) <= P1 and
+                                P(S2) >= P2, with its b of most margin; the
+                                choice is the one of most margin: the
+                                smallest worse error relative to its budget,
+                                min(ln(P1/P(S1)), ln((1-P2)/(1-P(S2))))
+  --bands B --rows R            evaluate that pair only
+
+Columns: P at the targets (and at --at similarities), thr = (1/b)^(1/r)
+(the usual threshold approximation), steep = ((1-1/r)/(b-1/r))^(1/r) (where
+the S-curve is steepest), fcr = mean P(s) for s uniform below T (or S2).
+With --sample, cand/doc is the expected number of LSH candidates per
+document, from the exact Jaccard of all pairs of a sample of the corpus
+(identical sets, merged before LSH, and empty documents not counted),
+scaled to --corpus-docs documents if given.
+
+Examples:
+  neardup tune --threshold 0.8
+  neardup tune --low 0.05 --max-fp 0.005 --high 0.5 --min-recall 0.99
+  neardup tune --threshold 0.5 --sample ads.jsonl --corpus-docs 1000000 --plot scurve.svg
+
+Flags:
+`
+
+type tuneFlags struct {
+	in shingleFlags
+
+	numPerm     int
+	threshold   float64
+	recall      float64
+	low, high   float64
+	maxFP       float64
+	minRecall   float64
+	bands, rows int
+	at          string
+	sample      string
+	sampleSize  int
+	sampleSeed  uint64
+	corpusDocs  int64
+	jsonOut     bool
+	plot        string
+	workers     int
+}
+
+// tuneRow is one (b, r) of the table.
+type tuneRow struct {
+	Bands           int                `json:"bands"`
+	Rows            int                `json:"rows"`
+	Chosen          bool               `json:"chosen"`
+	PThreshold      *float64           `json:"p_threshold,omitempty"`
+	PLow            *float64           `json:"p_low,omitempty"`
+	PHigh           *float64           `json:"p_high,omitempty"`
+	Margin          *float64           `json:"margin,omitempty"`
+	ThresholdApprox float64            `json:"threshold_approx"`
+	Steepest        float64            `json:"steepest"`
+	FalseCandidate  float64            `json:"false_candidate_rate"`
+	At              map[string]float64 `json:"at,omitempty"`
+	CandPerDoc      *float64           `json:"expected_candidates_per_doc,omitempty"`
+	CandTotal       *float64           `json:"expected_candidates,omitempty"`
+}
+
+type tuneReport struct {
+	Mode       string    `json:"mode"` // threshold, targets or given
+	NumPerm    int       `json:"num_perm"`
+	Threshold  float64   `json:"threshold,omitempty"`
+	Recall     float64   `json:"recall,omitempty"`
+	Low        float64   `json:"low,omitempty"`
+	MaxFP      float64   `json:"max_fp,omitempty"`
+	High       float64   `json:"high,omitempty"`
+	MinRecall  float64   `json:"min_recall,omitempty"`
+	Bands      int       `json:"bands"`
+	Rows       int       `json:"rows"`
+	Candidates []tuneRow `json:"candidates"`
+	Sample     *struct {
+		Documents  int   `json:"documents"`
+		Read       int   `json:"read"`
+		Pairs      int64 `json:"pairs"`
+		CorpusDocs int64 `json:"corpus_docs,omitempty"`
+	} `json:"sample,omitempty"`
+}
+
 func runTune(ctx context.Context, e *env, args []string) error {
-	return errors.New("not implemented yet")
+	var f tuneFlags
+	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), tuneUsage)
+		fs.PrintDefaults()
+	}
+	f.in.register(fs)
+	fs.IntVar(&f.numPerm, "num-perm", 128, "MinHash signature slots K: b*r <= K")
+	fs.Float64Var(&f.threshold, "threshold", neardup.DefaultThreshold, "Jaccard threshold T (threshold mode)")
+	fs.Float64Var(&f.recall, "recall", neardup.DefaultRecall, "required P(T) (threshold mode)")
+	fs.Float64Var(&f.low, "low", 0, "similarity S1 that should rarely become a candidate (two-point mode)")
+	fs.Float64Var(&f.maxFP, "max-fp", 0, "largest acceptable P(S1) (two-point mode)")
+	fs.Float64Var(&f.high, "high", 0, "similarity S2 that should become a candidate (two-point mode)")
+	fs.Float64Var(&f.minRecall, "min-recall", 0.99, "smallest acceptable P(S2) (two-point mode)")
+	fs.IntVar(&f.bands, "bands", 0, "evaluate this many bands (with --rows)")
+	fs.IntVar(&f.rows, "rows", 0, "rows per band (with --bands)")
+	fs.StringVar(&f.at, "at", "", "comma-separated similarities to add P(s) columns for, e.g. 0.2,0.3,0.4")
+	fs.StringVar(&f.sample, "sample", "", "corpus file to estimate candidates per document from (input flags apply)")
+	fs.IntVar(&f.sampleSize, "sample-size", 2000, "documents sampled from --sample (all pairs are compared)")
+	fs.Uint64Var(&f.sampleSeed, "sample-seed", 1, "seed of the sample")
+	fs.Int64Var(&f.corpusDocs, "corpus-docs", 0, "scale candidates per document to a corpus of this many documents")
+	fs.BoolVar(&f.jsonOut, "json", false, "print JSON instead of a table")
+	fs.StringVar(&f.plot, "plot", "", "draw the chosen S-curve and alternatives to FILE.svg or FILE.png")
+	fs.IntVar(&f.workers, "workers", 0, "goroutines for the sample's pairs (default: the number of CPUs)")
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("%w: unexpected argument %q (a corpus sample goes in --sample)", errUsage, rest[0])
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	at, err := f.validate(set)
+	if err != nil {
+		return err
+	}
+
+	rep := &tuneReport{NumPerm: f.numPerm}
+	var chosen lsh.Params
+	switch {
+	case f.bands > 0:
+		rep.Mode = "given"
+		chosen = lsh.Params{Bands: f.bands, Rows: f.rows}
+	case set["low"] || set["high"]:
+		rep.Mode = "targets"
+	default:
+		rep.Mode = "threshold"
+	}
+	twoPoint := set["low"] || set["high"]
+	if twoPoint {
+		rep.Low, rep.MaxFP, rep.High, rep.MinRecall = f.low, f.maxFP, f.high, f.minRecall
+	} else {
+		rep.Threshold, rep.Recall = f.threshold, f.recall
+	}
+
+	var list []lsh.Params
+	switch rep.Mode {
+	case "given":
+		list = []lsh.Params{chosen}
+	case "targets":
+		list, err = lsh.TargetsPerRows(f.numPerm, f.low, f.maxFP, f.high, f.minRecall)
+		if err == nil {
+			chosen, err = lsh.ChooseTargets(f.numPerm, f.low, f.maxFP, f.high, f.minRecall)
+		}
+	default:
+		list, err = lsh.PerRows(f.numPerm, f.threshold, f.recall)
+		if err == nil {
+			// The same code dedup uses.
+			chosen, err = lsh.Choose(f.numPerm, f.threshold, f.recall)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	rep.Bands, rep.Rows = chosen.Bands, chosen.Rows
+
+	var hist *jaccardHist
+	if f.sample != "" {
+		h, read, err := sampleHist(ctx, e, &f)
+		if err != nil {
+			return err
+		}
+		hist = h
+		rep.Sample = &struct {
+			Documents  int   `json:"documents"`
+			Read       int   `json:"read"`
+			Pairs      int64 `json:"pairs"`
+			CorpusDocs int64 `json:"corpus_docs,omitempty"`
+		}{h.docs, read, h.pairs, f.corpusDocs}
+	}
+
+	fcrAt := f.threshold
+	if twoPoint {
+		fcrAt = f.high
+	}
+	for _, p := range list {
+		row := tuneRow{Bands: p.Bands, Rows: p.Rows, Chosen: p == chosen,
+			ThresholdApprox: math.Pow(1/float64(p.Bands), 1/float64(p.Rows)),
+			Steepest:        steepest(p),
+			FalseCandidate:  lsh.FalseCandidateRate(p, fcrAt)}
+		if twoPoint {
+			row.PLow, row.PHigh = ptr(p.Probability(f.low)), ptr(p.Probability(f.high))
+			m := lsh.Margin(p, f.low, f.maxFP, f.high, f.minRecall)
+			if !math.IsInf(m, 0) && !math.IsNaN(m) {
+				row.Margin = &m
+			}
+		} else {
+			row.PThreshold = ptr(p.Probability(f.threshold))
+		}
+		if len(at) > 0 {
+			row.At = map[string]float64{}
+			for _, s := range at {
+				row.At[fmtSim(s)] = p.Probability(s)
+			}
+		}
+		if hist != nil {
+			per, total := hist.expected(p, f.corpusDocs)
+			row.CandPerDoc = &per
+			if f.corpusDocs > 0 {
+				row.CandTotal = &total
+			}
+		}
+		rep.Candidates = append(rep.Candidates, row)
+	}
+
+	if f.plot != "" {
+		if err := tunePlot(&f, rep, list, chosen, twoPoint).WriteFile(f.plot, 720, 450); err != nil {
+			return err
+		}
+	}
+	if f.jsonOut {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return printTune(e.stdout, &f, rep, at, twoPoint)
+}
+
+func (f *tuneFlags) validate(set map[string]bool) ([]float64, error) {
+	if f.numPerm < 1 {
+		return nil, fmt.Errorf("%w: --num-perm %d: want at least 1", errUsage, f.numPerm)
+	}
+	if (f.bands == 0) != (f.rows == 0) || f.bands < 0 || f.rows < 0 {
+		return nil, fmt.Errorf("%w: --bands and --rows go together and must be positive", errUsage)
+	}
+	if f.bands > 0 && f.bands*f.rows > f.numPerm {
+		return nil, fmt.Errorf("%w: %d bands x %d rows need %d slots, more than --num-perm %d", errUsage, f.bands, f.rows, f.bands*f.rows, f.numPerm)
+	}
+	twoPoint := set["low"] || set["high"] || set["max-fp"] || set["min-recall"]
+	if twoPoint {
+		if set["threshold"] || set["recall"] {
+			return nil, fmt.Errorf("%w: --threshold/--recall and --low/--high are different modes: give one", errUsage)
+		}
+		if !set["low"] || !set["high"] || !set["max-fp"] {
+			return nil, fmt.Errorf("%w: two-point mode needs --low, --max-fp and --high (and --min-recall, default 0.99)", errUsage)
+		}
+		switch {
+		case !(f.low > 0 && f.low < f.high && f.high < 1):
+			return nil, fmt.Errorf("%w: want 0 < --low < --high < 1, got %v and %v", errUsage, f.low, f.high)
+		case !(f.maxFP > 0 && f.maxFP < 1):
+			return nil, fmt.Errorf("%w: --max-fp %v: want a probability in (0, 1)", errUsage, f.maxFP)
+		case !(f.minRecall > 0 && f.minRecall < 1):
+			return nil, fmt.Errorf("%w: --min-recall %v: want a probability in (0, 1)", errUsage, f.minRecall)
+		}
+	} else {
+		if !(f.threshold > 0 && f.threshold <= 1) {
+			return nil, fmt.Errorf("%w: --threshold %v: want a similarity in (0, 1]", errUsage, f.threshold)
+		}
+		if !(f.recall > 0 && f.recall < 1) {
+			return nil, fmt.Errorf("%w: --recall %v: want a probability in (0, 1)", errUsage, f.recall)
+		}
+	}
+	var at []float64
+	if f.at != "" {
+		for _, s := range strings.Split(f.at, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || !(v >= 0 && v <= 1) {
+				return nil, fmt.Errorf("%w: --at %q: want similarities in [0, 1]", errUsage, s)
+			}
+			at = append(at, v)
+		}
+	}
+	if f.sample == "" && (set["sample-size"] || set["corpus-docs"] || set["sample-seed"]) {
+		return nil, fmt.Errorf("%w: --sample-size, --sample-seed and --corpus-docs need --sample", errUsage)
+	}
+	if f.sampleSize < 2 {
+		return nil, fmt.Errorf("%w: --sample-size %d: want at least 2", errUsage, f.sampleSize)
+	}
+	if f.corpusDocs < 0 {
+		return nil, fmt.Errorf("%w: --corpus-docs %d: want a positive count", errUsage, f.corpusDocs)
+	}
+	if err := checkPlotPath(f.plot); err != nil {
+		return nil, err
+	}
+	return at, nil
+}
+
+// checkPlotPath refuses a --plot file that chart cannot write, before any work.
+func checkPlotPath(p string) error {
+	if p == "" {
+		return nil
+	}
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".svg", ".png":
+		return nil
+	}
+	return fmt.Errorf("%w: --plot %s: want a .svg or .png file", errUsage, p)
+}
+
+// steepest is where the S-curve of p is steepest, ((1-1/r)/(b-1/r))^(1/r):
+// 0 for one row (P is concave, steepest at 0).
+func steepest(p lsh.Params) float64 {
+	r, b := float64(p.Rows), float64(p.Bands)
+	if p.Rows <= 1 {
+		return 0
+	}
+	return math.Pow((1-1/r)/(b-1/r), 1/r)
+}
+
+func ptr(v float64) *float64 { return &v }
+
+func fmtSim(s float64) string { return strconv.FormatFloat(s, 'f', -1, 64) }
+
+// fmtProb prints a probability with six significant figures where they
+// matter: tiny ones in exponent form, ones close to 1 with enough decimals
+// to tell them from 1.
+func fmtProb(p float64) string {
+	switch {
+	case p == 0 || p == 1:
+		return strconv.FormatFloat(p, 'f', 0, 64)
+	case p < 1e-3:
+		return strconv.FormatFloat(p, 'e', 3, 64)
+	case p > 0.999999:
+		return "1-" + strconv.FormatFloat(1-p, 'e', 2, 64)
+	default:
+		return strconv.FormatFloat(p, 'f', 6, 64)
+	}
+}
+
+// printTable writes an aligned table: the first column left-aligned, the
+// others right-aligned.
+func printTable(w io.Writer, header []string, rows [][]string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	line := func(cells []string) {
+		// tabwriter right-aligns every cell; a trailing tab ends the last one.
+		fmt.Fprint(tw, strings.Join(cells, "\t")+"\t\n")
+	}
+	line(header)
+	for _, r := range rows {
+		line(r)
+	}
+	return tw.Flush()
+}
+
+func printTune(w io.Writer, f *tuneFlags, rep *tuneReport, at []float64, twoPoint bool) error {
+	switch rep.Mode {
+	case "threshold":
+		fmt.Fprintf(w, "%d slots, threshold %v, recall %v: for each r the fewest bands with P(%v) >= %v; * = lsh.Choose (fewest false candidates, as dedup)\n",
+			f.numPerm, f.threshold, f.recall, f.threshold, f.recall)
+	case "targets":
+		fmt.Fprintf(w, "%d slots, P(%v) <= %v and P(%v) >= %v: for each r the bands of most margin; * = most margin overall\n",
+			f.numPerm, f.low, f.maxFP, f.high, f.minRecall)
+	default:
+		fmt.Fprintf(w, "%d slots, %d bands x %d rows\n", f.numPerm, f.bands, f.rows)
+	}
+	if rep.Sample != nil {
+		fmt.Fprintf(w, "sample: %d of %d documents, %d pairs", rep.Sample.Documents, rep.Sample.Read, rep.Sample.Pairs)
+		if rep.Sample.CorpusDocs > 0 {
+			fmt.Fprintf(w, "; scaled to %d documents", rep.Sample.CorpusDocs)
+		}
+		fmt.Fprintln(w)
+	}
+	header := []string{"", "b", "r", "b*r"}
+	if twoPoint {
+		header = append(header, "P("+fmtSim(f.low)+")", "P("+fmtSim(f.high)+")", "margin")
+	} else {
+		header = append(header, "P("+fmtSim(f.threshold)+")")
+	}
+	for _, s := range at {
+		header = append(header, "P("+fmtSim(s)+")")
+	}
+	header = append(header, "thr", "steep", "fcr")
+	if rep.Sample != nil {
+		header = append(header, "cand/doc")
+		if f.corpusDocs > 0 {
+			header = append(header, "candidates")
+		}
+	}
+	var rows [][]string
+	for _, c := range rep.Candidates {
+		mark := ""
+		if c.Chosen {
+			mark = "*"
+		}
+		row := []string{mark, strconv.Itoa(c.Bands), strconv.Itoa(c.Rows), strconv.Itoa(c.Bands * c.Rows)}
+		if twoPoint {
+			m := "inf"
+			if c.Margin != nil {
+				m = strconv.FormatFloat(*c.Margin, 'f', 3, 64)
+			}
+			row = append(row, fmtProb(*c.PLow), fmtProb(*c.PHigh), m)
+		} else {
+			row = append(row, fmtProb(*c.PThreshold))
+		}
+		for _, s := range at {
+			row = append(row, fmtProb(c.At[fmtSim(s)]))
+		}
+		row = append(row, strconv.FormatFloat(c.ThresholdApprox, 'f', 3, 64), strconv.FormatFloat(c.Steepest, 'f', 3, 64), fmtProb(c.FalseCandidate))
+		if c.CandPerDoc != nil {
+			row = append(row, strconv.FormatFloat(*c.CandPerDoc, 'g', 4, 64))
+			if c.CandTotal != nil {
+				row = append(row, strconv.FormatFloat(*c.CandTotal, 'g', 4, 64))
+			}
+		}
+		rows = append(rows, row)
+	}
+	return printTable(w, header, rows)
+}
+
+// tunePlot draws the chosen S-curve and up to three alternatives (its
+// neighbours in the list), the targets marked.
+func tunePlot(f *tuneFlags, rep *tuneReport, list []lsh.Params, chosen lsh.Params, twoPoint bool) *chart.Plot {
+	curves := []lsh.Params{chosen}
+	ci := 0
+	for i, p := range list {
+		if p == chosen {
+			ci = i
+		}
+	}
+	for d := 1; len(curves) < 4 && d < len(list); d++ {
+		for _, i := range []int{ci - d, ci + d} {
+			if i >= 0 && i < len(list) && len(curves) < 4 {
+				curves = append(curves, list[i])
+			}
+		}
+	}
+	if rep.Mode == "targets" && len(curves) < 3 {
+		// Few rows meet both targets: compare with dedup's choice for
+		// threshold S2 and recall P2.
+		if auto, err := lsh.Choose(f.numPerm, f.high, f.minRecall); err == nil && auto != chosen {
+			curves = append(curves, auto)
+		}
+	}
+	if rep.Mode == "given" {
+		var auto lsh.Params
+		var err error
+		if twoPoint {
+			auto, err = lsh.ChooseTargets(f.numPerm, f.low, f.maxFP, f.high, f.minRecall)
+		} else {
+			auto, err = lsh.Choose(f.numPerm, f.threshold, f.recall)
+		}
+		if err == nil && auto != chosen {
+			curves = append(curves, auto)
+		}
+	}
+	p := &chart.Plot{
+		Title:  fmt.Sprintf("LSH S-curve, %d slots", f.numPerm),
+		XLabel: "Jaccard similarity s", YLabel: "P(candidate) = 1-(1-s^r)^b",
+		XMin: 0, XMax: 1, YMin: 0, YMax: 1.02,
+	}
+	for i, c := range curves {
+		s := sCurveSeries(c, 200)
+		s.Name = fmt.Sprintf("b=%d r=%d", c.Bands, c.Rows)
+		if i == 0 {
+			s.Name += " (chosen)"
+		}
+		p.Series = append(p.Series, s)
+	}
+	if twoPoint {
+		p.Markers = []chart.Marker{
+			{X: f.low, Y: f.maxFP, Label: fmt.Sprintf("P(%v) <= %v", f.low, f.maxFP)},
+			{X: f.high, Y: f.minRecall, Label: fmt.Sprintf("P(%v) >= %v", f.high, f.minRecall)},
+		}
+		p.VLines = []float64{f.low, f.high}
+	} else {
+		p.Markers = []chart.Marker{{X: f.threshold, Y: f.recall, Label: fmt.Sprintf("P(%v) >= %v", f.threshold, f.recall)}}
+		p.VLines = []float64{f.threshold}
+	}
+	return p
+}
+
+// sCurveSeries samples P(s) of p at n+1 evenly spaced similarities.
+func sCurveSeries(p lsh.Params, n int) chart.Series {
+	s := chart.Series{Kind: chart.Line}
+	for i := 0; i <= n; i++ {
+		x := float64(i) / float64(n)
+		s.X = append(s.X, x)
+		s.Y = append(s.Y, p.Probability(x))
+	}
+	return s
+}
+
+// jaccardHist is the distribution of the exact Jaccard of all pairs of a
+// sample, in fine bins that keep the sum of their values, so that a sum of
+// P(J) over the pairs is evaluated at each bin's mean J.
+type jaccardHist struct {
+	docs  int   // sampled documents
+	pairs int64 // pairs counted: neither empty, sets not identical
+	count []int64
+	sum   []float64
+}
+
+const histBins = 1 << 14
+
+// expected returns the expected number of LSH candidates per document for
+// p, and the total, in a corpus of corpusDocs documents (0: the sample's
+// size), assuming the sample's pairs are typical of the corpus's.
+func (h *jaccardHist) expected(p lsh.Params, corpusDocs int64) (perDoc, total float64) {
+	if h.docs < 2 {
+		return 0, 0
+	}
+	sum := 0.0
+	for i, c := range h.count {
+		if c > 0 {
+			sum += float64(c) * p.Probability(h.sum[i]/float64(c))
+		}
+	}
+	n := float64(h.docs)
+	meanP := sum / (n * (n - 1) / 2) // over all pairs of the sample
+	N := n
+	if corpusDocs > 0 {
+		N = float64(corpusDocs)
+	}
+	return meanP * (N - 1), meanP * N * (N - 1) / 2
+}
+
+// sampleHist reads --sample, keeps a seeded uniform sample of up to
+// --sample-size documents (reservoir sampling) and computes the exact
+// Jaccard of all their pairs. It returns the histogram and how many
+// documents were read.
+func sampleHist(ctx context.Context, e *env, f *tuneFlags) (*jaccardHist, int, error) {
+	co, so, err := f.in.options()
+	if err != nil {
+		return nil, 0, err
+	}
+	texts, read, err := sampleTexts(ctx, e, []string{f.sample}, co, f.sampleSize, f.sampleSeed)
+	if err != nil {
+		return nil, 0, err
+	}
+	sets, err := shingleAll(so, texts)
+	if err != nil {
+		return nil, 0, err
+	}
+	h := &jaccardHist{docs: len(sets), count: make([]int64, histBins+1), sum: make([]float64, histBins+1)}
+	workers := f.workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var next atomic.Int64
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			count := make([]int64, histBins+1)
+			sum := make([]float64, histBins+1)
+			var pairs int64
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(sets) || ctx.Err() != nil {
+					break
+				}
+				a := sets[i]
+				if len(a) == 0 {
+					continue
+				}
+				for _, b := range sets[i+1:] {
+					if len(b) == 0 {
+						continue
+					}
+					inter := shingle.Intersection(a, b)
+					union := len(a) + len(b) - inter
+					if inter == union {
+						continue // identical sets: merged before LSH
+					}
+					pairs++
+					if inter == 0 {
+						continue // P(0) = 0: nothing to add
+					}
+					j := float64(inter) / float64(union)
+					k := int(j * histBins)
+					count[k]++
+					sum[k] += j
+				}
+			}
+			mu.Lock()
+			for k := range count {
+				h.count[k] += count[k]
+				h.sum[k] += sum[k]
+			}
+			h.pairs += pairs
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	return h, read, nil
+}
+
+// sampleTexts reads the inputs and returns a seeded uniform sample of up to
+// n of their texts, in input order, and the number of documents read.
+// n <= 0 keeps every document.
+func sampleTexts(ctx context.Context, e *env, inputs []string, co corpus.Options, n int, seed uint64) ([][]byte, int, error) {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	type kept struct {
+		idx  int
+		text []byte
+	}
+	var res []kept
+	read := 0
+	src := &source{}
+	defer src.cleanup()
+	err := readDocs(ctx, e, src, inputs, co, false, func(id string, text []byte) error {
+		i := read
+		read++
+		slot := -1
+		switch {
+		case n <= 0 || len(res) < n:
+			res = append(res, kept{})
+			slot = len(res) - 1
+		default:
+			if j := rng.IntN(i + 1); j < n {
+				slot = j
+			}
+		}
+		if slot >= 0 {
+			res[slot] = kept{i, append(res[slot].text[:0], text...)}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	// Input order, so the sample reads like the corpus.
+	sortKept := func(a, b kept) int { return a.idx - b.idx }
+	slices.SortFunc(res, sortKept)
+	texts := make([][]byte, len(res))
+	for k, r := range res {
+		texts[k] = r.text
+	}
+	return texts, read, nil
+}
+
+// shingleAll returns the shingle set of every text.
+func shingleAll(so shingle.Options, texts [][]byte) ([][]uint64, error) {
+	sh, err := shingle.New(so)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	sets := make([][]uint64, len(texts))
+	for i, t := range texts {
+		sets[i] = sh.AppendSet(nil, t)
+	}
+	return sets, nil
 }
