@@ -211,11 +211,16 @@ type Member struct {
 	Jaccard float64
 }
 
-// Cluster is a group of two or more documents connected by verified pairs.
+// Cluster is a group of two or more documents connected by verified pairs:
+// a connected component, or under ClusterStar a representative and
+// documents each verified against it (see Options.Cluster).
 type Cluster struct {
 	ID             int      // 1-based, in order of the clusters' earliest documents
 	Representative int      // chosen by Options.Keep
 	Members        []Member // in document order, the representative included
+	// Review is set for clusters larger than Options.MaxCluster: they are
+	// not deduplicated (Result.Dup is false for all their members).
+	Review bool
 }
 
 // Stats counts what Run did.
@@ -234,8 +239,11 @@ type Stats struct {
 
 	Pairs          int // reported pairs: Verified plus one per identical document
 	Clusters       int
-	Duplicates     int // documents in clusters other than the representatives
+	Duplicates     int // documents in clusters other than the representatives (review clusters excepted)
 	LargestCluster int
+	BelowClusters  int // clusters with a member whose Jaccard with the representative is below the threshold
+	Review         int // clusters over Options.MaxCluster, set aside for review
+	ReviewDocs     int // documents in those clusters
 
 	ReadShingle time.Duration // from the first Add until every document is shingled
 	Collapse    time.Duration // finding identical sets

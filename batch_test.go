@@ -210,7 +210,7 @@ func TestEmptyDocuments(t *testing.T) {
 }
 
 // TestChainAndKeep: a chain a~b~c where a and c are below the threshold is
-// one component; member similarities to the representative are exact even
+// one component (in components mode); member similarities to the representative are exact even
 // when below t; --keep picks the representative.
 func TestChainAndKeep(t *testing.T) {
 	words := func(lo, hi int) string {
@@ -227,7 +227,7 @@ func TestChainAndKeep(t *testing.T) {
 		keep Keep
 		rep  int
 	}{{KeepFirst, 0}, {KeepLongest, 2}, {KeepShortest, 0}} {
-		_, res := runBatch(t, Options{Shingle: so, Threshold: 0.5, Keep: tc.keep, Params: lsh.Params{Bands: 40, Rows: 1}}, docs)
+		_, res := runBatch(t, Options{Shingle: so, Threshold: 0.5, Keep: tc.keep, Params: lsh.Params{Bands: 40, Rows: 1}, Cluster: ClusterComponents}, docs)
 		if len(res.Clusters) != 1 {
 			t.Fatalf("clusters = %+v", res.Clusters)
 		}

@@ -9,7 +9,7 @@ import (
 	_ "golang.org/x/sys/cpu"
 	_ "golang.org/x/term"
 	_ "gonum.org/v1/plot"
-	_ "gonum.org/v1/plot/vg/vgsvg"
-	_ "gonum.org/v1/plot/vg/vgimg"
 	_ "gonum.org/v1/plot/plotter"
+	_ "gonum.org/v1/plot/vg/vgimg"
+	_ "gonum.org/v1/plot/vg/vgsvg"
 )

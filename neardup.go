@@ -113,6 +113,15 @@ type Options struct {
 	// Default DefaultMaxBucket; negative means no limit.
 	MaxBucket int
 	Keep      Keep
+	// Cluster says how verified pairs become clusters: ClusterStar (the
+	// zero value: every member verified against its representative) or
+	// ClusterComponents (connected components, which chain); see
+	// ClusterMode for why star is the default.
+	Cluster ClusterMode
+	// MaxCluster sets aside clusters of more than MaxCluster documents for
+	// review: they are reported with Cluster.Review set and none of their
+	// documents is marked in Result.Dup. 0 (or negative) means no limit.
+	MaxCluster int
 }
 
 // withDefaults returns o with defaults filled in, or an error wrapping
@@ -173,6 +182,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Keep > KeepShortest {
 		return o, fmt.Errorf("%w: keep policy %d", ErrOptions, o.Keep)
+	}
+	if o.Cluster > ClusterComponents {
+		return o, fmt.Errorf("%w: cluster mode %d", ErrOptions, o.Cluster)
 	}
 	return o, nil
 }

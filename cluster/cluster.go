@@ -1,4 +1,5 @@
-// Package cluster groups items connected by pairs: union-find and connected components.
+// Package cluster groups items connected by pairs: union-find and connected
+// components, and star clusters that do not chain (Graph, Star).
 package cluster
 
 import "math"

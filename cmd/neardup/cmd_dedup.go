@@ -94,10 +94,13 @@ type dedupFlags struct {
 	workers    int
 	maxBucket  int
 	keep       string
+	cluster    string
+	maxCluster int
 	pairs      string
 	clusters   string
 	output     string
 	stats      string
+	report     string
 	quiet      bool
 	noProgress bool
 	cpuProfile string
@@ -123,10 +126,13 @@ func runDedup(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&f.workers, "workers", 0, "worker goroutines (default: the number of CPUs)")
 	fs.IntVar(&f.maxBucket, "max-bucket", neardup.DefaultMaxBucket, "LSH buckets with more distinct documents are joined as a chain instead of all pairs (-1: no limit)")
 	fs.StringVar(&f.keep, "keep", "first", "which document of a cluster --output keeps: first|longest|shortest")
+	fs.StringVar(&f.cluster, "cluster", "star", "how pairs become clusters: star (every member verified against the kept document) or components (connected components, which chain)")
+	fs.IntVar(&f.maxCluster, "max-cluster", 0, "set clusters of more than N documents aside for review: listed with \"review\": true, none of their documents dropped (0: no limit)")
 	fs.StringVar(&f.pairs, "pairs", "", "write verified pairs as TSV: id_a, id_b, jaccard (\"-\": standard output)")
 	fs.StringVar(&f.clusters, "clusters", "", "write clusters of two or more documents as JSONL (\"-\": standard output)")
 	fs.StringVar(&f.output, "output", "", "write the corpus without duplicates, in the input's format (.gz/.zst compress)")
 	fs.StringVar(&f.stats, "stats", "", "write a JSON summary (\"-\": standard output)")
+	fs.StringVar(&f.report, "report", "", "write a self-contained HTML report: summary, charts, largest and most suspicious clusters side by side")
 	fs.BoolVar(&f.quiet, "quiet", false, "no summary on standard error")
 	fs.BoolVar(&f.noProgress, "no-progress", false, "no progress bar even on a terminal")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile (for go tool pprof)")
@@ -161,6 +167,13 @@ func runDedup(ctx context.Context, e *env, args []string) error {
 	if o.Keep, err = neardup.ParseKeep(f.keep); err != nil {
 		return fmt.Errorf("%w: --keep: %v", errUsage, err)
 	}
+	if o.Cluster, err = neardup.ParseClusterMode(f.cluster); err != nil {
+		return fmt.Errorf("%w: --cluster: %v", errUsage, err)
+	}
+	if f.maxCluster < 0 {
+		return fmt.Errorf("%w: --max-cluster %d: want 0 (no limit) or more", errUsage, f.maxCluster)
+	}
+	o.MaxCluster = f.maxCluster
 	if _, err := o.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -187,7 +200,7 @@ func checkOutputs(inputs []string, f *dedupFlags) error {
 			seen[absPath(in)] = "input " + in
 		}
 	}
-	for _, o := range []struct{ flag, path string }{{"--pairs", f.pairs}, {"--clusters", f.clusters}, {"--output", f.output}, {"--stats", f.stats}} {
+	for _, o := range []struct{ flag, path string }{{"--pairs", f.pairs}, {"--clusters", f.clusters}, {"--output", f.output}, {"--stats", f.stats}, {"--report", f.report}} {
 		if o.path == "" || o.path == "-" {
 			continue
 		}
@@ -237,7 +250,7 @@ func dedup(ctx context.Context, e *env, f *dedupFlags, inputs []string, co corpu
 	src := &source{}
 	defer src.cleanup()
 	stopProgress := startProgress(e, f.noProgress || f.quiet, b, src)
-	err = readAll(ctx, e, src, inputs, co, f.output != "", b)
+	err = readAll(ctx, e, src, inputs, co, f.output != "" || reportRereadsStdin(f, inputs), b)
 	if err != nil {
 		stopProgress()
 		return err

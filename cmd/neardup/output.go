@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -97,6 +98,15 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 			return fmt.Errorf("write %s: %w", p.name, err)
 		}
 	}
+	if f.report != "" {
+		p, err := open(f.report)
+		if err != nil {
+			return err
+		}
+		if err := writeReport(p.w, e, src, co, b, res); err != nil {
+			return fmt.Errorf("write %s: %w", p.name, err)
+		}
+	}
 	if f.output != "" {
 		p, err := writeCorpus(e, f.output, src, co, res)
 		if p != nil {
@@ -162,6 +172,9 @@ type clusterJSON struct {
 	Size           int          `json:"size"`
 	Representative string       `json:"representative"`
 	Members        []memberJSON `json:"members"`
+	MinJaccard     json.Number  `json:"min_jaccard"`     // lowest member Jaccard with the representative
+	BelowThreshold int          `json:"below_threshold"` // members below --threshold with the representative
+	Review         bool         `json:"review"`          // over --max-cluster: set aside, nothing dropped
 }
 
 func jnum(x float64) json.Number { return json.Number(strconv.FormatFloat(x, 'f', 6, 64)) }
@@ -178,6 +191,9 @@ func writeClusters(w *bufio.Writer, b *neardup.Batch, res *neardup.Result) error
 		for _, m := range c.Members {
 			line.Members = append(line.Members, memberJSON{ID: b.ID(m.Doc), Jaccard: jnum(m.Jaccard)})
 		}
+		line.MinJaccard = jnum(c.MinJaccard())
+		line.BelowThreshold = c.Below(b.Options().Threshold)
+		line.Review = c.Review
 		if err := enc.Encode(&line); err != nil {
 			return err
 		}
@@ -265,6 +281,10 @@ type statsJSON struct {
 	Clusters       int                `json:"clusters"`
 	Duplicates     int                `json:"duplicates"`
 	LargestCluster int                `json:"largest_cluster"`
+	ClusterSizes   map[string]int     `json:"cluster_sizes"`            // clusters per size class: "2", "3-5", "6-20", "21-100", ">100"
+	BelowClusters  int                `json:"clusters_below_threshold"` // clusters with a member below t with its representative
+	Review         int                `json:"review_clusters"`          // clusters over --max-cluster, not deduplicated
+	ReviewDocs     int                `json:"review_documents"`
 	Params         paramsJSON         `json:"params"`
 	Seconds        map[string]float64 `json:"seconds"`
 	Bytes          int64              `json:"text_bytes"`
@@ -283,6 +303,8 @@ type paramsJSON struct {
 	PAtT      float64 `json:"p_candidate_at_threshold"`
 	Verify    string  `json:"verify"`
 	Keep      string  `json:"keep"`
+	Cluster   string  `json:"cluster"`
+	MaxClust  int     `json:"max_cluster"`
 	Workers   int     `json:"workers"`
 	MaxBucket int     `json:"max_bucket"`
 }
@@ -295,9 +317,11 @@ func makeStats(src *source, b *neardup.Batch, res *neardup.Result) statsJSON {
 		Shingles: s.Shingles, Distinct: s.Distinct, Identical: s.Identical, Candidates: s.Candidates,
 		LargeBuckets: s.LargeBuckets, Verified: s.Verified, Pairs: s.Pairs, Clusters: s.Clusters,
 		Duplicates: s.Duplicates, LargestCluster: s.LargestCluster, Bytes: src.bytes.Load(),
+		ClusterSizes: sizeClasses(res), BelowClusters: s.BelowClusters, Review: s.Review, ReviewDocs: s.ReviewDocs,
 		Params: paramsJSON{Shingle: o.Shingle.Mode.String(), Ngram: o.Shingle.N, Bag: o.Shingle.Bag, Slots: o.Slots,
 			Seed: o.Seed, Threshold: o.Threshold, Recall: o.Recall, Bands: o.Params.Bands, Rows: o.Params.Rows,
 			PAtT: o.Params.Probability(o.Threshold), Verify: o.Verify.String(), Keep: o.Keep.String(),
+			Cluster: o.Cluster.String(), MaxClust: o.MaxCluster,
 			Workers: o.Workers, MaxBucket: o.MaxBucket},
 		Seconds: map[string]float64{
 			"read_shingle": s.ReadShingle.Seconds(), "collapse": s.Collapse.Seconds(), "sign": s.Sign.Seconds(),
@@ -332,8 +356,62 @@ func printSummary(w io.Writer, b *neardup.Batch, src *source, res *neardup.Resul
 	fmt.Fprintf(w, "  verified:   %d pairs with %s Jaccard >= %g (%d reported, identical sets included)\n",
 		s.Verified, o.Verify, o.Threshold, s.Pairs)
 	fmt.Fprintf(w, "  clusters:   %d, largest %d documents; %d duplicates to drop\n", s.Clusters, s.LargestCluster, s.Duplicates)
+	printClusterCheck(w, o, res)
 	fmt.Fprintf(w, "  time:       read+shingle %s, identical %s, sign %s, lsh+verify %s, cluster %s, write %s; total %s\n",
 		dur(s.ReadShingle), dur(s.Collapse), dur(s.Sign), dur(s.Candidate), dur(s.Group), dur(write), dur(total))
+}
+
+// sizeBounds are the upper bounds of the cluster size classes of the
+// summary and --stats; the last class is open.
+var sizeBounds = []struct {
+	max  int
+	name string
+}{{2, "2"}, {5, "3-5"}, {20, "6-20"}, {100, "21-100"}, {math.MaxInt, ">100"}}
+
+// sizeClasses counts the clusters in each size class.
+func sizeClasses(res *neardup.Result) map[string]int {
+	m := make(map[string]int, len(sizeBounds))
+	for _, sb := range sizeBounds {
+		m[sb.name] = 0
+	}
+	for _, c := range res.Clusters {
+		for _, sb := range sizeBounds {
+			if len(c.Members) <= sb.max {
+				m[sb.name]++
+				break
+			}
+		}
+	}
+	return m
+}
+
+// printClusterCheck prints the lines that flag suspicious clusters: the size
+// distribution and largest cluster, the clusters with members below the
+// threshold, and those set aside by --max-cluster.
+func printClusterCheck(w io.Writer, o neardup.Options, res *neardup.Result) {
+	s := res.Stats
+	if s.Clusters == 0 {
+		return
+	}
+	classes := sizeClasses(res)
+	var parts []string
+	for _, sb := range sizeBounds {
+		parts = append(parts, fmt.Sprintf("%s: %d", sb.name, classes[sb.name]))
+	}
+	big := &res.Clusters[0]
+	for i := range res.Clusters {
+		if len(res.Clusters[i].Members) > len(big.Members) {
+			big = &res.Clusters[i]
+		}
+	}
+	fmt.Fprintf(w, "  sizes:      %s; largest: cluster %d, %d documents, min Jaccard %.3f with its representative\n",
+		strings.Join(parts, ", "), big.ID, len(big.Members), big.MinJaccard())
+	fmt.Fprintf(w, "  check:      %d clusters (%s mode) have members below Jaccard %g with their representative\n",
+		s.BelowClusters, o.Cluster, o.Threshold)
+	if o.MaxCluster > 0 {
+		fmt.Fprintf(w, "  review:     %d clusters over --max-cluster %d (%d documents) kept whole, not deduplicated\n",
+			s.Review, o.MaxCluster, s.ReviewDocs)
+	}
 }
 
 func dur(d time.Duration) string {

@@ -1,0 +1,188 @@
+package textdiff
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+)
+
+func join(sp []Span) string {
+	var b strings.Builder
+	for _, s := range sp {
+		b.WriteString(s.Text)
+	}
+	return b.String()
+}
+
+// changedWords lists the words of the changed spans.
+func changedWords(sp []Span) []string {
+	var w []string
+	for _, s := range sp {
+		if s.Changed {
+			w = append(w, strings.Fields(s.Text)...)
+		}
+	}
+	return w
+}
+
+func TestDiffExamples(t *testing.T) {
+	f := func(a, b string, wantA, wantB []string, common int) {
+		t.Helper()
+		r := Diff(a, b, 0)
+		if join(r.A) != a || join(r.B) != b {
+			t.Fatalf("Diff(%q, %q): spans give %q, %q", a, b, join(r.A), join(r.B))
+		}
+		if got := changedWords(r.A); strings.Join(got, "|") != strings.Join(wantA, "|") {
+			t.Errorf("Diff(%q, %q): changed in a %q, want %q", a, b, got, wantA)
+		}
+		if got := changedWords(r.B); strings.Join(got, "|") != strings.Join(wantB, "|") {
+			t.Errorf("Diff(%q, %q): changed in b %q, want %q", a, b, got, wantB)
+		}
+		if r.Common != common {
+			t.Errorf("Diff(%q, %q): common %d, want %d", a, b, r.Common, common)
+		}
+		for _, s := range append(r.A, r.B...) {
+			if s.Changed && (strings.TrimSpace(s.Text) != s.Text) {
+				t.Errorf("Diff(%q, %q): changed span %q has outer space", a, b, s.Text)
+			}
+		}
+	}
+	f("", "", nil, nil, 0)
+	f("a b c", "a b c", nil, nil, 3)
+	f("a b c", "", []string{"a", "b", "c"}, nil, 0)
+	f("", "x y", nil, []string{"x", "y"}, 0)
+	f("the quick brown fox", "the slow brown fox", []string{"quick"}, []string{"slow"}, 3)
+	f("apply now!", "apply today!", []string{"now!"}, []string{"today!"}, 1)
+	f("  lead  space and trail  ", "lead space and\ttrail", nil, nil, 4)
+	f("a b c d e", "a c e", []string{"b", "d"}, nil, 3)
+	f("a c e", "a b c d e", nil, []string{"b", "d"}, 3)
+	f("x y z", "p q", []string{"x", "y", "z"}, []string{"p", "q"}, 0)
+	f("Pay £15.65 an hour", "Pay £16 an hour", []string{"£15.65"}, []string{"£16"}, 3)
+	f("A b", "a b", []string{"A"}, []string{"a"}, 1)
+}
+
+func TestDiffSpansMergeSpace(t *testing.T) {
+	r := Diff("keep one two three keep", "keep keep", 0)
+	want := []Span{{"keep ", false}, {"one two three", true}, {" keep", false}}
+	if len(r.A) != len(want) {
+		t.Fatalf("spans %+v, want %+v", r.A, want)
+	}
+	for i := range want {
+		if r.A[i] != want[i] {
+			t.Fatalf("spans %+v, want %+v", r.A, want)
+		}
+	}
+}
+
+func TestDiffTruncates(t *testing.T) {
+	a := strings.Repeat("w ", 10)
+	r := Diff(a, a+"extra", 5)
+	if !r.TruncatedA || !r.TruncatedB {
+		t.Fatalf("truncated %v %v, want both", r.TruncatedA, r.TruncatedB)
+	}
+	if got := join(r.A); got != "w w w w w" {
+		t.Fatalf("A = %q", got)
+	}
+	if len(changedWords(r.A))+len(changedWords(r.B)) != 0 {
+		t.Fatalf("changes in identical prefixes: %v", r)
+	}
+}
+
+// lcs is the reference: the length of a longest common subsequence.
+func lcs(a, b []string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for i := range a {
+		for j := range b {
+			if a[i] == b[j] {
+				cur[j+1] = prev[j] + 1
+			} else {
+				cur[j+1] = max(prev[j+1], cur[j])
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func TestDiffMatchesLCS(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := []string{"a", "b", "c", "d", "e"}
+	for it := 0; it < 3000; it++ {
+		gen := func() []string {
+			w := make([]string, rng.IntN(25))
+			for i := range w {
+				w[i] = words[rng.IntN(1+it%len(words))]
+			}
+			return w
+		}
+		wa, wb := gen(), gen()
+		a, b := strings.Join(wa, " "), strings.Join(wb, " ")
+		r := Diff(a, b, 0)
+		if join(r.A) != a || join(r.B) != b {
+			t.Fatalf("Diff(%q, %q): spans give %q, %q", a, b, join(r.A), join(r.B))
+		}
+		want := lcs(wa, wb)
+		if r.Common != want {
+			t.Fatalf("Diff(%q, %q): common %d, LCS %d", a, b, r.Common, want)
+		}
+		// Unchanged words of a and b are the same sequence.
+		var ua, ub []string
+		for _, s := range r.A {
+			if !s.Changed {
+				ua = append(ua, strings.Fields(s.Text)...)
+			}
+		}
+		for _, s := range r.B {
+			if !s.Changed {
+				ub = append(ub, strings.Fields(s.Text)...)
+			}
+		}
+		if strings.Join(ua, " ") != strings.Join(ub, " ") {
+			t.Fatalf("Diff(%q, %q): unchanged %q vs %q", a, b, ua, ub)
+		}
+		if len(changedWords(r.A))+len(ua) != len(wa) || len(changedWords(r.B))+len(ub) != len(wb) {
+			t.Fatalf("Diff(%q, %q): word counts do not add up", a, b)
+		}
+	}
+}
+
+// TestDiffBounded checks that two large, entirely different texts cost
+// little time and give a valid (if coarse) result.
+func TestDiffBounded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	mk := func(prefix string, n int) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			b.WriteString(prefix)
+			b.WriteString(string(rune('a' + rng.IntN(26))))
+			b.WriteByte(' ')
+		}
+		return b.String()
+	}
+	a, b := mk("x", 50000), mk("x", 50000)
+	start := time.Now()
+	r := Diff(a, b, 0)
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("Diff of two 50,000-word texts took %v", el)
+	}
+	if !r.TruncatedA || !r.TruncatedB {
+		t.Errorf("not truncated")
+	}
+	if n := len(strings.Fields(join(r.A))); n != DefaultMaxWords {
+		t.Errorf("A has %d words, want %d", n, DefaultMaxWords)
+	}
+}
+
+func BenchmarkDiffNearCopy(b *testing.B) {
+	words := strings.Fields(strings.Repeat("we pay well for hard work in a friendly team ", 200))
+	a := strings.Join(words, " ")
+	words[100], words[700], words[1500] = "X", "Y", "Z"
+	c := strings.Join(words[:1900], " ")
+	b.SetBytes(int64(len(a)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Diff(a, c, 0)
+	}
+}
