@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/neardup/neardup/internal/editdist"
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/shingle"
@@ -63,6 +64,8 @@ type chunk struct {
 	counts  []int32  // shingles per document
 	fps     []uint64 // fingerprint of each set (0 for an empty set)
 	sigs    []uint32 // VerifyEstimate: Slots values per document
+	toks    []uint64 // RefineEdit: token sequences, back to back
+	tokEnds []int32  // end of each token sequence in toks
 	invalid int      // documents with invalid UTF-8
 }
 
@@ -156,12 +159,21 @@ func (b *Batch) shingleWorker() {
 			c.setEnds = make([]int32, n)
 			c.sets = make([]uint64, 0, len(c.buf)/5+16)
 		}
+		if b.o.Refine == RefineEdit {
+			c.tokEnds = make([]int32, n)
+		}
 		prev := int32(0)
 		for i, end := range c.ends {
 			text := c.buf[prev:end]
 			prev = end
 			if !utf8.Valid(text) {
 				c.invalid++
+			}
+			if b.o.Refine == RefineEdit {
+				from := len(c.toks)
+				c.toks = sh.AppendTokens(c.toks, text)
+				c.toks = c.toks[:from+min(len(c.toks)-from, MaxEditTokens)]
+				c.tokEnds[i] = int32(len(c.toks))
 			}
 			if b.o.Verify == VerifyEstimate {
 				scratch = sh.AppendSet(scratch[:0], text)
@@ -202,6 +214,11 @@ func fingerprint(set []uint64) uint64 {
 type Pair struct {
 	A, B    int
 	Jaccard float64
+	// Edit is the edit similarity 1 - d/max(m, n) of the two documents'
+	// token sequences (d the Levenshtein distance, m and n their lengths;
+	// see shingle.Shingler.AppendTokens), on at most MaxEditTokens tokens
+	// each. Set only with RefineEdit.
+	Edit float64
 }
 
 // Member is a document of a cluster and its similarity to the cluster's
@@ -209,6 +226,7 @@ type Pair struct {
 type Member struct {
 	Doc     int
 	Jaccard float64
+	Edit    float64 // edit similarity with the representative (RefineEdit only; see Pair.Edit)
 }
 
 // Cluster is a group of two or more documents connected by verified pairs:
@@ -249,6 +267,7 @@ type Stats struct {
 	Collapse    time.Duration // finding identical sets
 	Sign        time.Duration // MinHash signatures
 	Candidate   time.Duration // LSH and verification
+	Refine      time.Duration // edit similarities (RefineEdit)
 	Group       time.Duration // clusters
 }
 
@@ -295,10 +314,14 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 	if o.Verify == VerifyExact {
 		sets = make([][]uint64, n)
 	}
+	var toks [][]uint64
+	if o.Refine == RefineEdit {
+		toks = make([][]uint64, n)
+	}
 	counts := make([]int32, n)
 	fps := make([]uint64, n)
 	for _, c := range b.chunks {
-		prev := int32(0)
+		prev, prevTok := int32(0), int32(0)
 		for i := range c.counts {
 			d := c.start + i
 			counts[d] = c.counts[i]
@@ -307,6 +330,10 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 			if sets != nil {
 				sets[d] = c.sets[prev:c.setEnds[i]:c.setEnds[i]]
 				prev = c.setEnds[i]
+			}
+			if toks != nil {
+				toks[d] = c.toks[prevTok:c.tokEnds[i]:c.tokEnds[i]]
+				prevTok = c.tokEnds[i]
 			}
 		}
 		st.InvalidUTF8 += c.invalid
@@ -436,11 +463,25 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 	st.Pairs = len(pairs)
 	st.Candidate = time.Since(t0)
 
+	// Edit similarity of the verified pairs only.
+	if toks != nil {
+		t0 = time.Now()
+		b.setStage("refine", int64(len(pairs)))
+		parallel(o.Workers, len(pairs), 64, func(lo, hi int) {
+			var es editdist.Scratch
+			for i := lo; i < hi; i++ {
+				pairs[i].Edit = es.Similarity(toks[pairs[i].A], toks[pairs[i].B])
+			}
+			b.done.Add(int64(hi - lo))
+		})
+		st.Refine = time.Since(t0)
+	}
+
 	// Clusters.
 	t0 = time.Now()
 	b.setStage("cluster", 0)
 	res := &Result{Pairs: pairs}
-	b.group(res, &st, &verified{sets: sets, sigs: sigs, k: k, rep: rep, uniqOf: uniqOf})
+	b.group(res, &st, &verified{sets: sets, sigs: sigs, k: k, rep: rep, uniqOf: uniqOf, toks: toks})
 	st.Group = time.Since(t0)
 	b.setStage("done", 0)
 	res.Stats = st

@@ -348,3 +348,68 @@ func TestMinAgreement(t *testing.T) {
 		t.Errorf("t=1: %d", m)
 	}
 }
+
+// TestRefineEdit checks Pair.Edit and Member.Edit against a plain
+// Levenshtein over the documents' words, on copies with known edits.
+func TestRefineEdit(t *testing.T) {
+	words := make([]string, 120)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%d", i)
+	}
+	base := strings.Join(words, " ")
+	sub := append([]string(nil), words...)
+	for _, i := range []int{10, 50, 90} { // 3 substitutions
+		sub[i] = "x" + sub[i]
+	}
+	del := append(append([]string(nil), words[:30]...), words[36:]...) // 6 deletions
+	docs := []string{base, strings.Join(sub, " "), strings.Join(del, " "), "unrelated text entirely here"}
+	lev := func(a, b []string) int {
+		prev := make([]int, len(b)+1)
+		for j := range prev {
+			prev[j] = j
+		}
+		for i := 1; i <= len(a); i++ {
+			cur := make([]int, len(b)+1)
+			cur[0] = i
+			for j := 1; j <= len(b); j++ {
+				c := prev[j-1]
+				if a[i-1] != b[j-1] {
+					c++
+				}
+				cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+			}
+			prev = cur
+		}
+		return prev[len(b)]
+	}
+	want := func(x, y int) float64 {
+		a, b := strings.Fields(docs[x]), strings.Fields(docs[y])
+		return 1 - float64(lev(a, b))/float64(max(len(a), len(b)))
+	}
+	_, res := runBatch(t, Options{Refine: RefineEdit, Threshold: 0.5}, docs)
+	if len(res.Pairs) < 2 {
+		t.Fatalf("pairs = %v", res.Pairs)
+	}
+	for _, p := range res.Pairs {
+		if w := want(p.A, p.B); p.Edit != w {
+			t.Errorf("pair (%d,%d): Edit = %v, want %v", p.A, p.B, p.Edit, w)
+		}
+	}
+	if got := want(0, 1); got != 1-3.0/120 {
+		t.Fatalf("reference broken: %v", got)
+	}
+	for _, c := range res.Clusters {
+		for _, m := range c.Members {
+			if w := want(m.Doc, c.Representative); m.Edit != w {
+				t.Errorf("member %d: Edit = %v, want %v", m.Doc, m.Edit, w)
+			}
+		}
+	}
+	// Without RefineEdit nothing is computed.
+	_, res = runBatch(t, Options{Threshold: 0.5}, docs)
+	for _, p := range res.Pairs {
+		if p.Edit != 0 {
+			t.Errorf("Edit set without RefineEdit: %v", p)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/neardup/neardup/cluster"
+	"github.com/neardup/neardup/internal/editdist"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/shingle"
 )
@@ -99,8 +100,9 @@ type verified struct {
 	sets   [][]uint64 // shingle set of each document (nil under VerifyEstimate)
 	sigs   []uint32   // signatures of the distinct sets, k values each
 	k      int
-	rep    []uint32 // earliest document with the same set
-	uniqOf []int32  // distinct-set index of each document, -1 if empty
+	rep    []uint32   // earliest document with the same set
+	uniqOf []int32    // distinct-set index of each document, -1 if empty
+	toks   [][]uint64 // RefineEdit: token sequence of each document, else nil
 }
 
 // similarity returns the Jaccard of documents x and y: exact under
@@ -132,11 +134,15 @@ func (b *Batch) group(res *Result, st *Stats, v *verified) {
 	}
 	res.Dup = make([]bool, n)
 	res.Clusters = make([]Cluster, len(comps))
+	var es editdist.Scratch
 	for ci, comp := range comps {
 		r := reps[ci]
 		members := make([]Member, len(comp))
 		for mi, m := range comp {
 			members[mi] = Member{Doc: int(m), Jaccard: v.similarity(int(m), r)}
+			if v.toks != nil {
+				members[mi].Edit = es.Similarity(v.toks[m], v.toks[r])
+			}
 		}
 		c := Cluster{ID: ci + 1, Representative: r, Members: members}
 		c.Review = b.o.MaxCluster > 0 && len(comp) > b.o.MaxCluster

@@ -225,8 +225,8 @@ func TestStarIdentical(t *testing.T) {
 	checkClusters(t, b, res, docs)
 	// first: x (0) takes its copy 3 and y (2, 4); z and its copy form a star.
 	want := []Cluster{
-		{ID: 1, Representative: 0, Members: []Member{{0, 1}, {2, 2.0 / 3}, {3, 1}, {4, 2.0 / 3}}},
-		{ID: 2, Representative: 1, Members: []Member{{1, 1}, {6, 1}}},
+		{ID: 1, Representative: 0, Members: []Member{{Doc: 0, Jaccard: 1}, {Doc: 2, Jaccard: 2.0 / 3}, {Doc: 3, Jaccard: 1}, {Doc: 4, Jaccard: 2.0 / 3}}},
+		{ID: 2, Representative: 1, Members: []Member{{Doc: 1, Jaccard: 1}, {Doc: 6, Jaccard: 1}}},
 	}
 	for i := range want {
 		for j := range want[i].Members {

@@ -65,6 +65,41 @@ func (v Verify) String() string {
 	return "exact"
 }
 
+// Refine adds a second measure to verified pairs.
+type Refine uint8
+
+const (
+	RefineNone Refine = iota
+	// RefineEdit computes, for every verified pair and every cluster member
+	// against its representative, the edit similarity of the documents'
+	// token sequences (Pair.Edit, Member.Edit). Batch then keeps each
+	// document's first MaxEditTokens tokens in memory (8 bytes a token).
+	RefineEdit
+)
+
+// MaxEditTokens bounds the tokens per document that edit similarity looks
+// at, so that one pair costs at most about (MaxEditTokens/64)*MaxEditTokens
+// word operations (a few milliseconds).
+const MaxEditTokens = 10000
+
+// ParseRefine parses "none" or "edit".
+func ParseRefine(s string) (Refine, error) {
+	switch s {
+	case "none", "":
+		return RefineNone, nil
+	case "edit":
+		return RefineEdit, nil
+	}
+	return 0, fmt.Errorf("%w: refine %q: want none or edit", ErrOptions, s)
+}
+
+func (r Refine) String() string {
+	if r == RefineEdit {
+		return "edit"
+	}
+	return "none"
+}
+
 // Keep says which document of a cluster is its representative, the one a
 // deduplicated corpus keeps.
 type Keep uint8
@@ -113,6 +148,7 @@ type Options struct {
 	// Default DefaultMaxBucket; negative means no limit.
 	MaxBucket int
 	Keep      Keep
+	Refine    Refine
 	// Cluster says how verified pairs become clusters: ClusterStar (the
 	// zero value: every member verified against its representative) or
 	// ClusterComponents (connected components, which chain); see
@@ -182,6 +218,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Keep > KeepShortest {
 		return o, fmt.Errorf("%w: keep policy %d", ErrOptions, o.Keep)
+	}
+	if o.Refine > RefineEdit {
+		return o, fmt.Errorf("%w: refine mode %d", ErrOptions, o.Refine)
 	}
 	if o.Cluster > ClusterComponents {
 		return o, fmt.Errorf("%w: cluster mode %d", ErrOptions, o.Cluster)

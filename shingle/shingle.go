@@ -68,6 +68,7 @@ type Shingler struct {
 	norm    []byte   // Char: normalised text followed by 8 zero bytes
 	scratch []uint64 // sort: bucket sort destination
 	counts  []int32  // sort: bucket counts
+	tokBuf  []byte   // AppendTokens: the current token
 }
 
 // New returns a Shingler for o. It returns an error wrapping

@@ -520,3 +520,28 @@ func TestIntersectionKernels(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendTokens checks the token sequence against strings.ToLower and
+// strings.FieldsFunc (Word) or the documented space folding (Char), and that
+// the sets built from it are the shingle sets.
+func TestAppendTokens(t *testing.T) {
+	texts := []string{"", "   ", "Hello, World! Héllo wörld 42", "  a\u00a0b\t\tc  ", "possibilitÃ  di\xffparcheggio", "ΑΒΓ δεζ", "x"}
+	w, _ := New(Options{})
+	c, _ := New(Options{Mode: Char})
+	for _, text := range texts {
+		var want []uint64
+		for _, tok := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !isTokenRune(r) }) {
+			want = append(want, hashBytes([]byte(tok)))
+		}
+		if got := w.AppendTokens([]uint64{7}, []byte(text))[1:]; !slices.Equal(got, want) {
+			t.Errorf("word %q: %v, want %v", text, got, want)
+		}
+		var wantC []uint64
+		for _, r := range strings.Join(strings.Fields(strings.ToLower(text)), " ") {
+			wantC = append(wantC, uint64(r))
+		}
+		if got := c.AppendTokens(nil, []byte(text)); !slices.Equal(got, wantC) {
+			t.Errorf("char %q: %v, want %v", text, got, wantC)
+		}
+	}
+}

@@ -402,3 +402,30 @@ func TestDedupParquet(t *testing.T) {
 		t.Fatalf("output rows = %+v", rows)
 	}
 }
+
+// TestDedupRefineEdit: --refine edit adds a fourth pairs column and an
+// "edit" field per cluster member; without it the contract is unchanged.
+func TestDedupRefineEdit(t *testing.T) {
+	dir := t.TempDir()
+	in := write(t, dir, "ads.txt", adA+"\n"+adB+"\n"+adC+"\n")
+	pairs := filepath.Join(dir, "pairs.tsv")
+	clusters := filepath.Join(dir, "clusters.jsonl")
+	code, _, stderr := cli(t, "", "dedup", "--refine", "edit", "--pairs", pairs, "--clusters", clusters, in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// 18 tokens each, one substituted: edit similarity 17/18.
+	if got := strings.TrimSpace(read(t, pairs)); got != "1\t3\t0.882353\t0.944444" {
+		t.Fatalf("pairs = %q", got)
+	}
+	if !strings.Contains(read(t, clusters), `"id":"3","jaccard":0.882353,"edit":0.944444`) {
+		t.Fatalf("clusters = %s", read(t, clusters))
+	}
+	code, _, _ = cli(t, "", "dedup", "--pairs", pairs, "--clusters", clusters, in)
+	if code != 0 || strings.Count(read(t, pairs), "\t") != 2 || strings.Contains(read(t, clusters), "edit") {
+		t.Fatalf("without --refine: %q %q", read(t, pairs), read(t, clusters))
+	}
+	if code, _, _ := cli(t, "", "dedup", "--refine", "cosine", in); code != 2 {
+		t.Errorf("--refine cosine: exit %d, want 2", code)
+	}
+}

@@ -146,7 +146,10 @@ func escapeField(s string) string {
 	return strings.NewReplacer("\\", `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`).Replace(s)
 }
 
+// writePairs writes id_a, id_b, jaccard, and with --refine edit a fourth
+// column, the edit similarity.
 func writePairs(w *bufio.Writer, b *neardup.Batch, res *neardup.Result) error {
+	edit := b.Options().Refine == neardup.RefineEdit
 	var buf []byte
 	for _, p := range res.Pairs {
 		buf = append(buf[:0], escapeField(b.ID(p.A))...)
@@ -154,6 +157,10 @@ func writePairs(w *bufio.Writer, b *neardup.Batch, res *neardup.Result) error {
 		buf = append(buf, escapeField(b.ID(p.B))...)
 		buf = append(buf, '\t')
 		buf = strconv.AppendFloat(buf, p.Jaccard, 'f', 6, 64)
+		if edit {
+			buf = append(buf, '\t')
+			buf = strconv.AppendFloat(buf, p.Edit, 'f', 6, 64)
+		}
 		buf = append(buf, '\n')
 		if _, err := w.Write(buf); err != nil {
 			return err
@@ -163,8 +170,9 @@ func writePairs(w *bufio.Writer, b *neardup.Batch, res *neardup.Result) error {
 }
 
 type memberJSON struct {
-	ID      string      `json:"id"`
-	Jaccard json.Number `json:"jaccard"`
+	ID      string       `json:"id"`
+	Jaccard json.Number  `json:"jaccard"`
+	Edit    *json.Number `json:"edit,omitempty"` // --refine edit only
 }
 
 type clusterJSON struct {
@@ -189,7 +197,12 @@ func writeClusters(w *bufio.Writer, b *neardup.Batch, res *neardup.Result) error
 		line.Representative = b.ID(c.Representative)
 		line.Members = line.Members[:0]
 		for _, m := range c.Members {
-			line.Members = append(line.Members, memberJSON{ID: b.ID(m.Doc), Jaccard: jnum(m.Jaccard)})
+			mj := memberJSON{ID: b.ID(m.Doc), Jaccard: jnum(m.Jaccard)}
+			if b.Options().Refine == neardup.RefineEdit {
+				e := jnum(m.Edit)
+				mj.Edit = &e
+			}
+			line.Members = append(line.Members, mj)
 		}
 		line.MinJaccard = jnum(c.MinJaccard())
 		line.BelowThreshold = c.Below(b.Options().Threshold)
@@ -325,7 +338,7 @@ func makeStats(src *source, b *neardup.Batch, res *neardup.Result) statsJSON {
 			Workers: o.Workers, MaxBucket: o.MaxBucket},
 		Seconds: map[string]float64{
 			"read_shingle": s.ReadShingle.Seconds(), "collapse": s.Collapse.Seconds(), "sign": s.Sign.Seconds(),
-			"lsh_verify": s.Candidate.Seconds(), "cluster": s.Group.Seconds(),
+			"lsh_verify": s.Candidate.Seconds(), "cluster": s.Group.Seconds(), "refine": s.Refine.Seconds(),
 		},
 	}
 }
@@ -357,6 +370,9 @@ func printSummary(w io.Writer, b *neardup.Batch, src *source, res *neardup.Resul
 		s.Verified, o.Verify, o.Threshold, s.Pairs)
 	fmt.Fprintf(w, "  clusters:   %d, largest %d documents; %d duplicates to drop\n", s.Clusters, s.LargestCluster, s.Duplicates)
 	printClusterCheck(w, o, res)
+	if o.Refine == neardup.RefineEdit {
+		fmt.Fprintf(w, "  refine:     edit similarity of %d pairs and cluster members in %s\n", len(res.Pairs), dur(s.Refine))
+	}
 	fmt.Fprintf(w, "  time:       read+shingle %s, identical %s, sign %s, lsh+verify %s, cluster %s, write %s; total %s\n",
 		dur(s.ReadShingle), dur(s.Collapse), dur(s.Sign), dur(s.Candidate), dur(s.Group), dur(write), dur(total))
 }
