@@ -59,6 +59,8 @@ type evalFlags struct {
 	plotFrom   float64
 	jsonOut    bool
 	plot       string
+	truth      string
+	refine     string
 }
 
 // evalBin is one similarity bin [Lo, Hi) (the last includes 1).
@@ -79,27 +81,28 @@ type evalBin struct {
 }
 
 type evalReport struct {
-	Documents     int        `json:"documents"`
-	Read          int        `json:"read"`
-	Empty         int        `json:"empty"`
-	Threshold     float64    `json:"threshold"`
-	NumPerm       int        `json:"num_perm"`
-	Bands         int        `json:"bands"`
-	Rows          int        `json:"rows"`
-	LSHSeconds    float64    `json:"lsh_seconds"`
-	ExactSeconds  float64    `json:"exact_seconds"`
-	ShingleSecs   float64    `json:"shingle_seconds"`
-	TruePairs     int        `json:"true_pairs"`
-	LSHPairs      int        `json:"lsh_pairs"`
-	Intersection  int        `json:"intersection"`
-	Found         int        `json:"found"`
-	Candidates    int64      `json:"candidates"`
-	Recall        float64    `json:"recall"`
-	Precision     float64    `json:"precision"`
-	JaccardExact  bool       `json:"jaccard_exact"`
-	Verify        string     `json:"verify"`
-	RecallBins    []*evalBin `json:"recall_bins"`
-	CandidateBins []*evalBin `json:"candidate_bins"`
+	Documents     int            `json:"documents"`
+	Read          int            `json:"read"`
+	Empty         int            `json:"empty"`
+	Threshold     float64        `json:"threshold"`
+	NumPerm       int            `json:"num_perm"`
+	Bands         int            `json:"bands"`
+	Rows          int            `json:"rows"`
+	LSHSeconds    float64        `json:"lsh_seconds"`
+	ExactSeconds  float64        `json:"exact_seconds"`
+	ShingleSecs   float64        `json:"shingle_seconds"`
+	TruePairs     int            `json:"true_pairs"`
+	LSHPairs      int            `json:"lsh_pairs"`
+	Intersection  int            `json:"intersection"`
+	Found         int            `json:"found"`
+	Candidates    int64          `json:"candidates"`
+	Recall        float64        `json:"recall"`
+	Precision     float64        `json:"precision"`
+	JaccardExact  bool           `json:"jaccard_exact"`
+	Verify        string         `json:"verify"`
+	RecallBins    []*evalBin     `json:"recall_bins"`
+	CandidateBins []*evalBin     `json:"candidate_bins"`
+	Planted       *plantedReport `json:"planted,omitempty"` // --truth
 }
 
 func runEval(ctx context.Context, e *env, args []string) error {
@@ -124,6 +127,8 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&f.plotFrom, "plot-from", 0.2, "lowest similarity of the measured S-curve (exact join at this threshold)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON instead of tables")
 	fs.StringVar(&f.plot, "plot", "", "draw the measured candidate fraction per bin over the S-curve to FILE.svg or FILE.png")
+	fs.StringVar(&f.truth, "truth", "", "score reported pairs against planted relations: a TSV with columns id, source[, family] (bench/gencorpus -truth)")
+	fs.StringVar(&f.refine, "refine", "none", "edit: compute edit similarities and show, with --truth, how filtering on them changes precision")
 	inputs, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -153,11 +158,20 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	}
 	o := neardup.Options{Shingle: so, Slots: f.numPerm, Seed: f.seed, Threshold: f.threshold, Recall: f.recall,
 		Workers: f.workers, MaxBucket: f.maxBucket, Params: lsh.Params{Bands: f.bands, Rows: f.rows}}
+	if o.Refine, err = neardup.ParseRefine(f.refine); err != nil {
+		return fmt.Errorf("%w: --refine: %v", errUsage, err)
+	}
 	params, err := o.Validate()
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	rep, err := evaluate(ctx, e, &f, inputs, o, params, co)
+	var origin map[string]string
+	if f.truth != "" {
+		if origin, err = readTruth(f.truth); err != nil {
+			return err
+		}
+	}
+	rep, err := evaluate(ctx, e, &f, inputs, o, params, co, origin)
 	if err != nil {
 		return err
 	}
@@ -183,8 +197,8 @@ func key(i, j int) pairKey {
 	return uint64(i)<<32 | uint64(j)
 }
 
-func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o neardup.Options, params lsh.Params, co corpus.Options) (*evalReport, error) {
-	texts, read, err := sampleTexts(ctx, e, inputs, co, f.sample, f.sampleSeed)
+func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o neardup.Options, params lsh.Params, co corpus.Options, origin map[string]string) (*evalReport, error) {
+	ids, texts, read, err := sampleTexts(ctx, e, inputs, co, f.sample, f.sampleSeed)
 	if err != nil {
 		return nil, err
 	}
@@ -214,6 +228,11 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	rep.LSHSeconds = time.Since(t0).Seconds()
 	rep.Candidates = res.Stats.Candidates
 	rep.LSHPairs = len(res.Pairs)
+	if origin != nil {
+		if rep.Planted, err = scorePlanted(f.truth, origin, ids, res.Pairs, o.Refine == neardup.RefineEdit); err != nil {
+			return nil, err
+		}
+	}
 
 	// (b) the exact join on the same shingle sets.
 	t0 = time.Now()
@@ -428,7 +447,13 @@ func printEval(w io.Writer, r *evalReport) error {
 		rows = append(rows, []string{fmt.Sprintf("[%.2f, %.2f%s", b.From, b.To, closeBr(b.To)), strconv.Itoa(b.Pairs), strconv.Itoa(*b.Candidates),
 			strconv.FormatFloat(*b.Fraction, 'f', 4, 64), strconv.FormatFloat(*b.Formula, 'f', 4, 64)})
 	}
-	return printTable(w, []string{"jaccard", "pairs", "candidates", "measured", "formula"}, rows)
+	if err := printTable(w, []string{"jaccard", "pairs", "candidates", "measured", "formula"}, rows); err != nil {
+		return err
+	}
+	if r.Planted != nil {
+		return printPlanted(w, r.Planted)
+	}
+	return nil
 }
 
 func closeBr(to float64) string {

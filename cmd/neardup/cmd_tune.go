@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -20,6 +19,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/chart"
+	"github.com/neardup/neardup/internal/sample"
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/shingle"
 )
@@ -553,7 +553,7 @@ func sampleHist(ctx context.Context, e *env, f *tuneFlags) (*jaccardHist, int, e
 	if err != nil {
 		return nil, 0, err
 	}
-	texts, read, err := sampleTexts(ctx, e, []string{f.sample}, co, f.sampleSize, f.sampleSeed)
+	_, texts, read, err := sampleTexts(ctx, e, []string{f.sample}, co, f.sampleSize, f.sampleSeed)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -620,48 +620,48 @@ func sampleHist(ctx context.Context, e *env, f *tuneFlags) (*jaccardHist, int, e
 	return h, read, nil
 }
 
-// sampleTexts reads the inputs and returns a seeded uniform sample of up to
-// n of their texts, in input order, and the number of documents read.
-// n <= 0 keeps every document.
-func sampleTexts(ctx context.Context, e *env, inputs []string, co corpus.Options, n int, seed uint64) ([][]byte, int, error) {
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+// sampleTexts reads the inputs and keeps a seeded uniform sample of n
+// documents (all of them when n <= 0), returned in input order with their
+// ids; read is the number of documents read.
+func sampleTexts(ctx context.Context, e *env, inputs []string, co corpus.Options, n int, seed uint64) (ids []string, texts [][]byte, read int, err error) {
 	type kept struct {
 		idx  int
+		id   string
 		text []byte
 	}
 	var res []kept
-	read := 0
+	var rs *sample.Reservoir
+	if n > 0 {
+		rs = sample.New(n, seed)
+	}
 	src := &source{}
 	defer src.cleanup()
-	err := readDocs(ctx, e, src, inputs, co, false, func(id string, text []byte) error {
+	err = readDocs(ctx, e, src, inputs, co, false, func(id string, text []byte) error {
 		i := read
 		read++
-		slot := -1
-		switch {
-		case n <= 0 || len(res) < n:
-			res = append(res, kept{})
-			slot = len(res) - 1
-		default:
-			if j := rng.IntN(i + 1); j < n {
-				slot = j
+		slot := len(res)
+		if rs != nil {
+			if slot = rs.Next(); slot < 0 {
+				return nil
 			}
 		}
-		if slot >= 0 {
-			res[slot] = kept{i, append(res[slot].text[:0], text...)}
+		if slot == len(res) {
+			res = append(res, kept{})
 		}
+		res[slot] = kept{i, id, append(res[slot].text[:0], text...)}
 		return nil
 	})
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	// Input order, so the sample reads like the corpus.
-	sortKept := func(a, b kept) int { return a.idx - b.idx }
-	slices.SortFunc(res, sortKept)
-	texts := make([][]byte, len(res))
+	slices.SortFunc(res, func(a, b kept) int { return a.idx - b.idx })
+	ids = make([]string, len(res))
+	texts = make([][]byte, len(res))
 	for k, r := range res {
-		texts[k] = r.text
+		ids[k], texts[k] = r.id, r.text
 	}
-	return texts, read, nil
+	return ids, texts, read, nil
 }
 
 // shingleAll returns the shingle set of every text.

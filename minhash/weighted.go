@@ -1,0 +1,218 @@
+package minhash
+
+// Weighted MinHash for sets with one global positive weight per element.
+//
+// # Definition
+//
+// Every element s has one weight w(s) > 0, the same in every set (for
+// example an idf.Table weight). The weighted Jaccard index of A and B is
+//
+//	J_w(A, B) = Σ_{s∈A∩B} w(s) / Σ_{s∈A∪B} w(s)
+//
+// and equals the plain Jaccard index when all weights are equal.
+//
+// # Scheme (exponential race)
+//
+// Slot i reuses the slot's multiply-add hash v_i(s) = a_i*s + b_i of
+// AppendSignature. Its top 53 bits give t_i(s) = (v_i(s)>>11) * 2^-53 in
+// [0, 1), and
+//
+//	e_i(s) = -ln(1 - t_i(s)) / w(s)
+//
+// is an exponential variable with rate w(s). The slot value is
+// hi32(v_i(s*)) for the element s* with the smallest e_i (ties, which need
+// equal 64-bit products, go to the smaller v_i). The minimum of independent
+// exponentials falls on s with probability w(s)/Σw, so the argmin over A∪B
+// lies in A∩B with probability J_w(A, B); then it is the argmin of both A and
+// B and their slots agree, otherwise they agree only on a 32-bit collision.
+// Slots use independent hash functions, so agreements are independent across
+// slots and LSH banding follows 1-(1-J_w^r)^b as for plain signatures.
+//
+// Because -ln(1-t) is increasing in t, equal weights give the argmin of v_i,
+// so a weighted signature with all weights equal is the plain signature of
+// the same set, bit for bit.
+//
+// # Speed
+//
+// The logarithm is computed only for elements that can still win: since
+// -ln(1-t) >= t, an element with t > best*w(s) (plus a 2^-30 relative margin
+// that covers every rounding) cannot beat the current minimum "best" and is
+// skipped after a multiply, a conversion, a multiply and a compare. In a
+// random order only about ln|X|+1 elements per slot pass (the running
+// records), so a 250-element set needs ~7 logarithms per slot, not 250.
+//
+// # Determinism
+//
+// The logarithm is fdlibm's (the algorithm of math.Log, < 1 ulp error) with
+// every product explicitly rounded, so no platform may fuse it into an FMA:
+// signatures are the same bit for bit on every architecture. math.Log itself
+// is not used because the compiler may fuse its multiply-adds on arm64,
+// ppc64le, s390x and riscv64.
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// AppendWeightedSignature appends the Slots() values of the weighted MinHash
+// signature of set to dst (see the scheme above): in each slot two sets agree
+// with probability J_w, their weighted Jaccard index, independently of the
+// other slots. weights[j] is the weight of set[j]; it must be the element's
+// one global weight, the same in every set, for that guarantee to hold.
+//
+// set may be in any order and may hold duplicates (with equal weights). An
+// element whose weight is not > 0 (0, negative or NaN) is ignored, which is
+// the limit of J_w as its weight goes to 0; weights must not be +Inf for the
+// guarantee to hold. A set with no element of positive weight has every slot
+// 0xFFFFFFFF, as the empty set in AppendSignature. With all weights equal the
+// result equals AppendSignature's.
+//
+// AppendWeightedSignature panics if len(weights) != len(set). It allocates
+// nothing when dst has room, and is safe for concurrent use.
+func (h *Hasher) AppendWeightedSignature(dst []uint32, set []uint64, weights []float64) []uint32 {
+	if len(weights) != len(set) {
+		panic(fmt.Sprintf("minhash: AppendWeightedSignature with %d weights for %d elements", len(weights), len(set)))
+	}
+	n := len(dst)
+	dst = slices.Grow(dst, len(h.a))[:n+len(h.a)]
+	weightedSignature(dst[n:], h.a, h.b, set, weights)
+	return dst
+}
+
+// skipScale is 2^53 * (1 + 2^-30), exact. The skip test compares the
+// integer k = v>>11 with best*skipScale*w: k*2^-53 > best*w*(1+2^-30) even
+// after the two roundings of the right side (each < 2^-53 relative), so
+// -ln(1-t)/w, computed with < 2^-51 relative error and >= t/w, is strictly
+// above best, and the element would have lost (ties included).
+const skipScale = 0x1p53 * (1 + 0x1p-30)
+
+// weightedSignature sets out[i] to the weighted value of slot i, where slot
+// i has constants a[i], b[i]; len(weights) == len(set).
+//
+// Loop order: one slot at a time over the set. The skip test is about six
+// instructions per (slot, element) with no dependency between elements; the
+// rare candidate (a running record) pays the logarithm.
+func weightedSignature(out []uint32, a, b, set []uint64, weights []float64) {
+	a, b = a[:len(out)], b[:len(out)]
+	weights = weights[:len(set)]
+	for i := range out {
+		ai, bi := a[i], b[i]
+		best := math.Inf(1) // e of the current winner
+		bv := ^uint64(0)    // its v
+		thr := math.Inf(1)  // best * skipScale
+		for j, x := range set {
+			v := ai*x + bi
+			k := float64(int64(v >> 11)) // exact: < 2^53
+			w := weights[j]
+			// Skip elements that cannot win. With thr = +Inf and w = 0
+			// the product is NaN and the test fails, so such elements
+			// reach the check below.
+			if k > thr*w {
+				continue
+			}
+			if !(w > 0) {
+				continue
+			}
+			e := negLog1m(k) / w
+			if e < best || (e == best && v < bv) {
+				best, bv = e, v
+				thr = best * skipScale
+			}
+		}
+		out[i] = uint32(bv >> 32)
+	}
+}
+
+// negLog1m returns -ln(1 - k*2^-53) for an integer-valued k in [0, 2^53):
+// the exponential variable of rate 1 for the uniform t = k*2^-53. 1-t is
+// computed exactly, so the result keeps full relative precision for small t.
+func negLog1m(k float64) float64 {
+	return -logDet((0x1p53 - k) * 0x1p-53)
+}
+
+// Constants of fdlibm's e_log.c, as in math.Log.
+const (
+	ln2Hi = 6.93147180369123816490e-01 // 3fe62e42 fee00000
+	ln2Lo = 1.90821492927058770002e-10 // 3dea39ef 35793c76
+	lg1   = 6.666666666666735130e-01   // 3FE55555 55555593
+	lg2   = 3.999999999940941908e-01   // 3FD99999 9997FA04
+	lg3   = 2.857142874366239149e-01   // 3FD24924 94229359
+	lg4   = 2.222219843214978396e-01   // 3FCC71C5 1D8E78AF
+	lg5   = 1.818357216161805012e-01   // 3FC74664 96CB03DE
+	lg6   = 1.531383769920937332e-01   // 3FC39A09 D078C69F
+	lg7   = 1.479819860511658591e-01   // 3FC2F112 DF3E5244
+)
+
+// logDet returns ln(x) for a normal, positive, finite x with fdlibm's
+// algorithm (error < 1 ulp). Each product is converted explicitly, which
+// the Go spec defines as a rounding that forbids fusing it into an FMA, so
+// the result is the same on every platform.
+func logDet(x float64) float64 {
+	// x = 2^e * m with m in [sqrt(2)/2, sqrt(2)).
+	bits := math.Float64bits(x)
+	e := int(bits>>52&0x7ff) - 1023
+	m := math.Float64frombits(bits&(1<<52-1) | 1023<<52) // [1, 2)
+	if m >= math.Sqrt2 {
+		m *= 0.5
+		e++
+	}
+	f := m - 1 // exact
+	k := float64(e)
+	s := f / (2 + f)
+	s2 := float64(s * s)
+	s4 := float64(s2 * s2)
+	t1 := float64(s2 * (lg1 + float64(s4*(lg3+float64(s4*(lg5+float64(s4*lg7)))))))
+	t2 := float64(s4 * (lg2 + float64(s4*(lg4+float64(s4*lg6)))))
+	r := t1 + t2
+	hfsq := float64(float64(0.5*f) * f)
+	return float64(k*ln2Hi) - ((hfsq - (float64(s*(hfsq+r)) + float64(k*ln2Lo))) - f)
+}
+
+// WeightedJaccard returns the weighted Jaccard index of the sorted,
+// duplicate-free sets a and b, whose elements have the weights wa and wb
+// (parallel slices; len(wa) == len(a), len(wb) == len(b), weights >= 0):
+//
+//	Σ_{s∈a∩b} min(wa(s), wb(s)) / (Σ_{s∈a∩b} max(wa(s), wb(s)) + Σ_{s∈a\b} wa(s) + Σ_{s∈b\a} wb(s))
+//
+// With global weights (wa(s) == wb(s) for shared s) this is J_w(a, b), the
+// probability that weighted signatures agree in a slot; with differing
+// weights it is the generalized (Σmin/Σmax) Jaccard, which the signatures do
+// not estimate. It returns 0 when the denominator is 0 (two empty sets). It
+// is symmetric, deterministic (sums in merge order) and does not allocate;
+// it panics if the weight slices are shorter than the sets.
+func WeightedJaccard(a []uint64, wa []float64, b []uint64, wb []float64) float64 {
+	wa, wb = wa[:len(a)], wb[:len(b)]
+	var inter, union float64
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		x, y := a[i], b[j]
+		switch {
+		case x < y:
+			union += wa[i]
+			i++
+		case x > y:
+			union += wb[j]
+			j++
+		default:
+			lo, hi := wa[i], wb[j]
+			if lo > hi {
+				lo, hi = hi, lo
+			}
+			inter += lo
+			union += hi
+			i++
+			j++
+		}
+	}
+	for ; i < len(a); i++ {
+		union += wa[i]
+	}
+	for ; j < len(b); j++ {
+		union += wb[j]
+	}
+	if union == 0 {
+		return 0
+	}
+	return inter / union
+}
