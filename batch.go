@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/neardup/neardup/idf"
 	"github.com/neardup/neardup/internal/editdist"
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/minhash"
@@ -374,6 +375,7 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 	t0 = time.Now()
 	k := o.Slots
 	sigs := make([]uint32, len(uniq)*k)
+	var ws *weights // WeightIDF: the weights of each distinct set
 	b.setStage("sign", int64(len(uniq)))
 	if o.Verify == VerifyEstimate {
 		for _, c := range b.chunks {
@@ -385,6 +387,27 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 			}
 			c.sigs = nil
 		}
+	} else if o.Weight == WeightIDF {
+		// Weights from document frequencies over the distinct sets, then
+		// weighted signatures: slot agreement estimates weighted Jaccard.
+		distinct := make([][]uint64, len(uniq))
+		for u, d := range uniq {
+			distinct[u] = sets[d]
+		}
+		tab := idf.Compute(distinct)
+		ws = &weights{of: make([][]float64, len(uniq)), sum: make([]float64, len(uniq))}
+		parallel(o.Workers, len(uniq), 256, func(lo, hi int) {
+			var w []float64
+			for u := lo; u < hi; u++ {
+				w = tab.AppendWeights(w[:0], distinct[u])
+				ws.of[u] = slices.Clone(w)
+				for _, x := range w {
+					ws.sum[u] += x
+				}
+				b.hasher.AppendWeightedSignature(sigs[u*k:u*k:(u+1)*k], distinct[u], ws.of[u])
+			}
+			b.done.Add(int64(hi - lo))
+		})
 	} else {
 		parallel(o.Workers, len(uniq), 256, func(lo, hi int) {
 			for u := lo; u < hi; u++ {
@@ -416,7 +439,16 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 		a, c := uniq[i], uniq[j]
 		est := minhash.Estimate(sigs[int(i)*k:int(i+1)*k], sigs[int(j)*k:int(j+1)*k])
 		jac := est
-		if o.Verify == VerifyExact {
+		if ws != nil {
+			// Weighted: J_w <= min/max of the total weights.
+			wa, wc := ws.sum[i], ws.sum[j]
+			if min(wa, wc) < t*max(wa, wc) || est < minAgree {
+				return
+			}
+			if jac = minhash.WeightedJaccard(sets[a], ws.of[i], sets[c], ws.of[j]); jac < t {
+				return
+			}
+		} else if o.Verify == VerifyExact {
 			// Length filter: J <= min/max. Signature filter: a pair at
 			// exactly t agrees on fewer slots with probability < prefilterMiss.
 			na, nc := counts[a], counts[c]
@@ -481,7 +513,7 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 	t0 = time.Now()
 	b.setStage("cluster", 0)
 	res := &Result{Pairs: pairs}
-	b.group(res, &st, &verified{sets: sets, sigs: sigs, k: k, rep: rep, uniqOf: uniqOf, toks: toks})
+	b.group(res, &st, &verified{sets: sets, sigs: sigs, k: k, rep: rep, uniqOf: uniqOf, toks: toks, weights: ws})
 	st.Group = time.Since(t0)
 	b.setStage("done", 0)
 	res.Stats = st

@@ -413,3 +413,99 @@ func TestRefineEdit(t *testing.T) {
 		}
 	}
 }
+
+// TestWeightIDF checks a weighted run against a from-scratch reference:
+// df over the distinct non-empty sets with maps, w = ln((N+1)/(df+1)) + 1,
+// and the weighted Jaccard of every pair by brute force. Reported values
+// must match within float rounding and recall must be high.
+func TestWeightIDF(t *testing.T) {
+	n := 600
+	if testing.Short() {
+		n = 250
+	}
+	docs := corpusDocs(t, n, 80, 21)
+	b, res := runBatch(t, Options{Weight: WeightIDF}, docs)
+	o := b.Options()
+	sh, _ := shingle.New(o.Shingle)
+	sets := make([][]uint64, len(docs))
+	distinct := map[string]bool{}
+	df := map[uint64]int{}
+	for i, d := range docs {
+		sets[i] = sh.AppendSet(nil, []byte(d))
+		k := fmt.Sprint(sets[i])
+		if len(sets[i]) == 0 || distinct[k] {
+			continue
+		}
+		distinct[k] = true
+		for _, x := range sets[i] {
+			df[x]++
+		}
+	}
+	nd := float64(len(distinct))
+	w := func(x uint64) float64 { return math.Log((nd+1)/float64(df[x]+1)) + 1 }
+	wj := func(a, c []uint64) float64 {
+		in := map[uint64]bool{}
+		for _, x := range a {
+			in[x] = true
+		}
+		var inter, union float64
+		for _, x := range a {
+			union += w(x)
+		}
+		for _, x := range c {
+			if in[x] {
+				inter += w(x)
+			} else {
+				union += w(x)
+			}
+		}
+		if union == 0 {
+			return 0
+		}
+		return inter / union
+	}
+	got := map[[2]int]bool{}
+	for _, p := range res.Pairs {
+		want := wj(sets[p.A], sets[p.B])
+		if math.Abs(p.Jaccard-want) > 1e-9 || p.Jaccard < 0.5 {
+			t.Fatalf("pair (%d,%d): weighted Jaccard %v, reference %v", p.A, p.B, p.Jaccard, want)
+		}
+		got[[2]int{p.A, p.B}] = true
+	}
+	// Recall over distinct sets (pairs of identical sets are implied).
+	first := map[string]int{}
+	rep := make([]int, len(docs))
+	for i, s := range sets {
+		k := fmt.Sprint(s)
+		if f, ok := first[k]; ok {
+			rep[i] = f
+		} else {
+			first[k], rep[i] = i, i
+		}
+	}
+	truePairs, found := 0, 0
+	for i := range sets {
+		if rep[i] != i || len(sets[i]) == 0 {
+			continue
+		}
+		for j := i + 1; j < len(sets); j++ {
+			if rep[j] != j || len(sets[j]) == 0 || wj(sets[i], sets[j]) < 0.5-1e-9 {
+				continue
+			}
+			truePairs++
+			if got[[2]int{i, j}] {
+				found++
+			}
+		}
+	}
+	if truePairs == 0 {
+		t.Fatal("no weighted pairs: the test proves nothing")
+	}
+	if r := float64(found) / float64(truePairs); r < 0.97 {
+		t.Errorf("weighted recall %.4f (%d of %d)", r, found, truePairs)
+	}
+	t.Logf("%d weighted pairs, %d found", truePairs, found)
+	if _, err := NewBatch(Options{Weight: WeightIDF, Verify: VerifyEstimate}); err == nil {
+		t.Error("idf with estimate verification accepted")
+	}
+}

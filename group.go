@@ -103,6 +103,15 @@ type verified struct {
 	rep    []uint32   // earliest document with the same set
 	uniqOf []int32    // distinct-set index of each document, -1 if empty
 	toks   [][]uint64 // RefineEdit: token sequence of each document, else nil
+	// weights (WeightIDF) holds the idf weights of each distinct set.
+	weights *weights
+}
+
+// weights are the idf weights of the distinct sets, parallel to the sets,
+// and their sums.
+type weights struct {
+	of  [][]float64
+	sum []float64
 }
 
 // similarity returns the Jaccard of documents x and y: exact under
@@ -111,6 +120,9 @@ func (v *verified) similarity(x, y int) float64 {
 	switch {
 	case x == y || v.rep[x] == v.rep[y]:
 		return 1
+	case v.weights != nil:
+		u, w := v.uniqOf[x], v.uniqOf[y]
+		return minhash.WeightedJaccard(v.sets[x], v.weights.of[u], v.sets[y], v.weights.of[w])
 	case v.sets != nil:
 		return shingle.Jaccard(v.sets[x], v.sets[y])
 	}

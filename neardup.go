@@ -100,6 +100,40 @@ func (r Refine) String() string {
 	return "none"
 }
 
+// Weight says how shingles count in the similarity.
+type Weight uint8
+
+const (
+	// WeightNone: every shingle counts the same (plain Jaccard).
+	WeightNone Weight = iota
+	// WeightIDF: a shingle s counts w(s) = ln((N+1)/(df(s)+1)) + 1, N the
+	// number of distinct non-empty shingle sets and df(s) how many contain
+	// s, and similarity is the weighted Jaccard Σ_{A∩B} w / Σ_{A∪B} w, so
+	// boilerplate shared by many documents counts for less. Signatures are
+	// weighted MinHash (minhash.Hasher.AppendWeightedSignature), whose slot
+	// agreement estimates the weighted Jaccard, so the S-curve and the
+	// choice of bands and rows apply unchanged. Needs VerifyExact.
+	WeightIDF
+)
+
+// ParseWeight parses "none" or "idf".
+func ParseWeight(s string) (Weight, error) {
+	switch s {
+	case "none", "":
+		return WeightNone, nil
+	case "idf":
+		return WeightIDF, nil
+	}
+	return 0, fmt.Errorf("%w: weight %q: want none or idf", ErrOptions, s)
+}
+
+func (w Weight) String() string {
+	if w == WeightIDF {
+		return "idf"
+	}
+	return "none"
+}
+
 // Keep says which document of a cluster is its representative, the one a
 // deduplicated corpus keeps.
 type Keep uint8
@@ -149,6 +183,7 @@ type Options struct {
 	MaxBucket int
 	Keep      Keep
 	Refine    Refine
+	Weight    Weight
 	// Cluster says how verified pairs become clusters: ClusterStar (the
 	// zero value: every member verified against its representative) or
 	// ClusterComponents (connected components, which chain); see
@@ -221,6 +256,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Refine > RefineEdit {
 		return o, fmt.Errorf("%w: refine mode %d", ErrOptions, o.Refine)
+	}
+	if o.Weight > WeightIDF {
+		return o, fmt.Errorf("%w: weight mode %d", ErrOptions, o.Weight)
+	}
+	if o.Weight == WeightIDF && o.Verify != VerifyExact {
+		return o, fmt.Errorf("%w: idf weights need exact verification (the shingle sets in memory)", ErrOptions)
 	}
 	if o.Cluster > ClusterComponents {
 		return o, fmt.Errorf("%w: cluster mode %d", ErrOptions, o.Cluster)

@@ -95,6 +95,7 @@ type dedupFlags struct {
 	maxBucket  int
 	keep       string
 	refine     string
+	weight     string
 	cluster    string
 	maxCluster int
 	pairs      string
@@ -127,6 +128,7 @@ func runDedup(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&f.workers, "workers", 0, "worker goroutines (default: the number of CPUs)")
 	fs.IntVar(&f.maxBucket, "max-bucket", neardup.DefaultMaxBucket, "LSH buckets with more distinct documents are joined as a chain instead of all pairs (-1: no limit)")
 	fs.StringVar(&f.keep, "keep", "first", "which document of a cluster --output keeps: first|longest|shortest")
+	fs.StringVar(&f.weight, "weight", "none", "idf: weight shingles by inverse document frequency (weighted Jaccard), so boilerplate counts less")
 	fs.StringVar(&f.refine, "refine", "none", "edit: add the edit similarity of token sequences to verified pairs (4th --pairs column) and cluster members")
 	fs.StringVar(&f.cluster, "cluster", "star", "how pairs become clusters: star (every member verified against the kept document) or components (connected components, which chain)")
 	fs.IntVar(&f.maxCluster, "max-cluster", 0, "set clusters of more than N documents aside for review: listed with \"review\": true, none of their documents dropped (0: no limit)")
@@ -165,6 +167,9 @@ func runDedup(ctx context.Context, e *env, args []string) error {
 	o.Params = lsh.Params{Bands: f.bands, Rows: f.rows}
 	if o.Verify, err = neardup.ParseVerify(f.verify); err != nil {
 		return fmt.Errorf("%w: --verify: %v", errUsage, err)
+	}
+	if o.Weight, err = neardup.ParseWeight(f.weight); err != nil {
+		return fmt.Errorf("%w: --weight: %v", errUsage, err)
 	}
 	if o.Refine, err = neardup.ParseRefine(f.refine); err != nil {
 		return fmt.Errorf("%w: --refine: %v", errUsage, err)

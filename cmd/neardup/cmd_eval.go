@@ -61,6 +61,7 @@ type evalFlags struct {
 	plot       string
 	truth      string
 	refine     string
+	weight     string
 }
 
 // evalBin is one similarity bin [Lo, Hi) (the last includes 1).
@@ -103,6 +104,9 @@ type evalReport struct {
 	RecallBins    []*evalBin     `json:"recall_bins"`
 	CandidateBins []*evalBin     `json:"candidate_bins"`
 	Planted       *plantedReport `json:"planted,omitempty"` // --truth
+	// Weighted is set with --weight idf: the exact join is unweighted, so
+	// recall, precision and the bins are not computed then.
+	Weighted bool `json:"weighted,omitempty"`
 }
 
 func runEval(ctx context.Context, e *env, args []string) error {
@@ -128,6 +132,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON instead of tables")
 	fs.StringVar(&f.plot, "plot", "", "draw the measured candidate fraction per bin over the S-curve to FILE.svg or FILE.png")
 	fs.StringVar(&f.truth, "truth", "", "score reported pairs against planted relations: a TSV with columns id, source[, family] (bench/gencorpus -truth)")
+	fs.StringVar(&f.weight, "weight", "none", "idf: run LSH with idf-weighted Jaccard (then only the planted-truth score is computed: the exact join is unweighted)")
 	fs.StringVar(&f.refine, "refine", "none", "edit: compute edit similarities and show, with --truth, how filtering on them changes precision")
 	inputs, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -158,6 +163,12 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	}
 	o := neardup.Options{Shingle: so, Slots: f.numPerm, Seed: f.seed, Threshold: f.threshold, Recall: f.recall,
 		Workers: f.workers, MaxBucket: f.maxBucket, Params: lsh.Params{Bands: f.bands, Rows: f.rows}}
+	if o.Weight, err = neardup.ParseWeight(f.weight); err != nil {
+		return fmt.Errorf("%w: --weight: %v", errUsage, err)
+	}
+	if o.Weight == neardup.WeightIDF && f.plot != "" {
+		return fmt.Errorf("%w: --plot needs the exact join, which --weight idf skips", errUsage)
+	}
 	if o.Refine, err = neardup.ParseRefine(f.refine); err != nil {
 		return fmt.Errorf("%w: --refine: %v", errUsage, err)
 	}
@@ -232,6 +243,10 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 		if rep.Planted, err = scorePlanted(f.truth, origin, ids, res.Pairs, o.Refine == neardup.RefineEdit); err != nil {
 			return nil, err
 		}
+	}
+	if o.Weight == neardup.WeightIDF {
+		rep.Weighted = true
+		return rep, nil
 	}
 
 	// (b) the exact join on the same shingle sets.
@@ -420,6 +435,13 @@ func printEval(w io.Writer, r *evalReport) error {
 	fmt.Fprintf(w, "%d documents (%d read, %d empty); t = %v, %d slots, %d bands x %d rows, exact verification\n",
 		r.Documents, r.Read, r.Empty, r.Threshold, r.NumPerm, r.Bands, r.Rows)
 	fmt.Fprintf(w, "lsh (dedup engine):   %8.3f s  %d pairs, %d candidates\n", r.LSHSeconds, r.LSHPairs, r.Candidates)
+	if r.Weighted {
+		fmt.Fprintln(w, "idf-weighted Jaccard: no exact join to compare with (it is unweighted)")
+		if r.Planted != nil {
+			return printPlanted(w, r.Planted)
+		}
+		return nil
+	}
 	fmt.Fprintf(w, "exact all-pairs join: %8.3f s  %d pairs (plus %.3f s shingling)\n", r.ExactSeconds, r.TruePairs, r.ShingleSecs)
 	fmt.Fprintf(w, "both: %d reported pairs are true pairs; %d true pairs found (identical sets included)\n", r.Intersection, r.Found)
 	fmt.Fprintf(w, "recall %.6f  precision %.6f", r.Recall, r.Precision)

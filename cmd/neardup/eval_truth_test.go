@@ -99,6 +99,33 @@ func TestEvalTruth(t *testing.T) {
 			t.Errorf("edit >= 0.8: %d related, want %d", be.Related, relatedAt8)
 		}
 	}
+	// Weighted: eval scores the same pairs a weighted Batch reports.
+	code, out, stderr = cli(t, "", "eval", "--json", "--weight", "idf", "--truth", tf, in)
+	if code != 0 {
+		t.Fatalf("eval --weight idf: exit %d: %s", code, stderr)
+	}
+	var wrep evalReport
+	if err := json.Unmarshal([]byte(out), &wrep); err != nil {
+		t.Fatal(err)
+	}
+	wb, _ := neardup.NewBatch(neardup.Options{Weight: neardup.WeightIDF})
+	for _, d := range docs {
+		wb.Add(d.ID, []byte(d.Text))
+	}
+	wres, err := wb.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrel := 0
+	for _, p := range wres.Pairs {
+		if origin(p.A) == origin(p.B) {
+			wrel++
+		}
+	}
+	if !wrep.Weighted || wrep.Planted == nil || wrep.Planted.Reported != len(wres.Pairs) || wrep.Planted.Related != wrel {
+		t.Errorf("weighted eval: %+v, want %d reported, %d related", wrep.Planted, len(wres.Pairs), wrel)
+	}
+
 	if code, _, _ := cli(t, "", "eval", "--truth", filepath.Join(dir, "nope.tsv"), in); code != 1 {
 		t.Errorf("missing truth file: exit %d, want 1", code)
 	}

@@ -315,6 +315,8 @@ type paramsJSON struct {
 	Rows      int     `json:"rows"`
 	PAtT      float64 `json:"p_candidate_at_threshold"`
 	Verify    string  `json:"verify"`
+	Weight    string  `json:"weight"`
+	Refine    string  `json:"refine"`
 	Keep      string  `json:"keep"`
 	Cluster   string  `json:"cluster"`
 	MaxClust  int     `json:"max_cluster"`
@@ -333,7 +335,7 @@ func makeStats(src *source, b *neardup.Batch, res *neardup.Result) statsJSON {
 		ClusterSizes: sizeClasses(res), BelowClusters: s.BelowClusters, Review: s.Review, ReviewDocs: s.ReviewDocs,
 		Params: paramsJSON{Shingle: o.Shingle.Mode.String(), Ngram: o.Shingle.N, Bag: o.Shingle.Bag, Slots: o.Slots,
 			Seed: o.Seed, Threshold: o.Threshold, Recall: o.Recall, Bands: o.Params.Bands, Rows: o.Params.Rows,
-			PAtT: o.Params.Probability(o.Threshold), Verify: o.Verify.String(), Keep: o.Keep.String(),
+			PAtT: o.Params.Probability(o.Threshold), Verify: o.Verify.String(), Weight: o.Weight.String(), Refine: o.Refine.String(), Keep: o.Keep.String(),
 			Cluster: o.Cluster.String(), MaxClust: o.MaxCluster,
 			Workers: o.Workers, MaxBucket: o.MaxBucket},
 		Seconds: map[string]float64{
@@ -366,8 +368,12 @@ func printSummary(w io.Writer, b *neardup.Batch, src *source, res *neardup.Resul
 		fmt.Fprintf(w, " (%d buckets over --max-bucket %d joined as chains)", s.LargeBuckets, o.MaxBucket)
 	}
 	fmt.Fprintln(w)
+	kind := o.Verify.String()
+	if o.Weight == neardup.WeightIDF {
+		kind += " idf-weighted"
+	}
 	fmt.Fprintf(w, "  verified:   %d pairs with %s Jaccard >= %g (%d reported, identical sets included)\n",
-		s.Verified, o.Verify, o.Threshold, s.Pairs)
+		s.Verified, kind, o.Threshold, s.Pairs)
 	fmt.Fprintf(w, "  clusters:   %d, largest %d documents; %d duplicates to drop\n", s.Clusters, s.LargestCluster, s.Duplicates)
 	printClusterCheck(w, o, res)
 	if o.Refine == neardup.RefineEdit {
