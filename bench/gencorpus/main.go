@@ -80,6 +80,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.cfg.MeanWords, "words", 0, "mean document length in words (default 250)")
 	fs.IntVar(&o.cfg.Vocab, "vocab", 0, "vocabulary size (default 50000)")
 	fs.Float64Var(&o.cfg.DupRate, "dup", 0, "fraction of planted copies (default 0.3, ads 0.25; negative: none)")
+	fs.Float64Var(&o.cfg.ChainRate, "chains", 0, "fraction of copies that are chain steps, copies of copies (default 0.25; negative: none)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gencorpus [flags]\n\nWrites a synthetic corpus with planted near-duplicates.")
 		fs.PrintDefaults()

@@ -62,6 +62,7 @@ type evalFlags struct {
 	truth      string
 	refine     string
 	weight     string
+	cluster    string
 }
 
 // evalBin is one similarity bin [Lo, Hi) (the last includes 1).
@@ -107,6 +108,19 @@ type evalReport struct {
 	// Weighted is set with --weight idf: the exact join is unweighted, so
 	// recall, precision and the bins are not computed then.
 	Weighted bool `json:"weighted,omitempty"`
+	// Clusters describes the clusters the run made (--cluster).
+	Clusters evalClusters `json:"clusters"`
+}
+
+// evalClusters is how far clusters stray from the promise that a dropped
+// document is a near-duplicate of the kept one.
+type evalClusters struct {
+	Mode      string `json:"mode"`
+	Clusters  int    `json:"clusters"`
+	Largest   int    `json:"largest"`
+	Dropped   int    `json:"dropped"`             // members other than the representatives
+	Below     int    `json:"below_threshold"`     // of those, below t with their representative
+	WithBelow int    `json:"clusters_with_below"` // clusters with such a member
 }
 
 func runEval(ctx context.Context, e *env, args []string) error {
@@ -133,6 +147,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.plot, "plot", "", "draw the measured candidate fraction per bin over the S-curve to FILE.svg or FILE.png")
 	fs.StringVar(&f.truth, "truth", "", "score reported pairs against planted relations: a TSV with columns id, source[, family] (bench/gencorpus -truth)")
 	fs.StringVar(&f.weight, "weight", "none", "idf: run LSH with idf-weighted Jaccard (then only the planted-truth score is computed: the exact join is unweighted)")
+	fs.StringVar(&f.cluster, "cluster", "star", "cluster mode to evaluate, as for dedup: star|components")
 	fs.StringVar(&f.refine, "refine", "none", "edit: compute edit similarities and show, with --truth, how filtering on them changes precision")
 	inputs, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -168,6 +183,9 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	}
 	if o.Weight == neardup.WeightIDF && f.plot != "" {
 		return fmt.Errorf("%w: --plot needs the exact join, which --weight idf skips", errUsage)
+	}
+	if o.Cluster, err = neardup.ParseClusterMode(f.cluster); err != nil {
+		return fmt.Errorf("%w: --cluster: %v", errUsage, err)
 	}
 	if o.Refine, err = neardup.ParseRefine(f.refine); err != nil {
 		return fmt.Errorf("%w: --refine: %v", errUsage, err)
@@ -239,6 +257,16 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	rep.LSHSeconds = time.Since(t0).Seconds()
 	rep.Candidates = res.Stats.Candidates
 	rep.LSHPairs = len(res.Pairs)
+	rep.Clusters = evalClusters{Mode: o.Cluster.String(), Clusters: len(res.Clusters)}
+	for _, c := range res.Clusters {
+		rep.Clusters.Largest = max(rep.Clusters.Largest, len(c.Members))
+		rep.Clusters.Dropped += len(c.Members) - 1
+		below := c.Below(t)
+		rep.Clusters.Below += below
+		if below > 0 {
+			rep.Clusters.WithBelow++
+		}
+	}
 	if origin != nil {
 		if rep.Planted, err = scorePlanted(f.truth, origin, ids, res.Pairs, o.Refine == neardup.RefineEdit); err != nil {
 			return nil, err
@@ -435,6 +463,9 @@ func printEval(w io.Writer, r *evalReport) error {
 	fmt.Fprintf(w, "%d documents (%d read, %d empty); t = %v, %d slots, %d bands x %d rows, exact verification\n",
 		r.Documents, r.Read, r.Empty, r.Threshold, r.NumPerm, r.Bands, r.Rows)
 	fmt.Fprintf(w, "lsh (dedup engine):   %8.3f s  %d pairs, %d candidates\n", r.LSHSeconds, r.LSHPairs, r.Candidates)
+	c := r.Clusters
+	fmt.Fprintf(w, "clusters (%s): %d, largest %d; %d documents dropped, %d of them below t with the kept one (%.1f%%), in %d clusters\n",
+		c.Mode, c.Clusters, c.Largest, c.Dropped, c.Below, 100*ratioOr0(c.Below, c.Dropped), c.WithBelow)
 	if r.Weighted {
 		fmt.Fprintln(w, "idf-weighted Jaccard: no exact join to compare with (it is unweighted)")
 		if r.Planted != nil {
@@ -501,4 +532,11 @@ func evalPlot(r *evalReport) *chart.Plot {
 		Series: []chart.Series{curve, meas},
 		VLines: []float64{r.Threshold},
 	}
+}
+
+func ratioOr0(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
 }

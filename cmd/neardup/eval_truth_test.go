@@ -130,3 +130,39 @@ func TestEvalTruth(t *testing.T) {
 		t.Errorf("missing truth file: exit %d, want 1", code)
 	}
 }
+
+// TestEvalClusterModes: on a generated corpus full of chains, eval shows
+// components dropping documents below t with the kept one, and star none.
+func TestEvalClusterModes(t *testing.T) {
+	dir := t.TempDir()
+	var corpus strings.Builder
+	if err := gen.Generate(gen.Config{Docs: 3000, Seed: 2, MeanWords: 80, DupRate: 0.5, ChainRate: 0.8}, func(i int, d gen.Doc) error {
+		b, _ := json.Marshal(map[string]string{"id": d.ID, "text": d.Text})
+		corpus.Write(b)
+		corpus.WriteByte('\n')
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	in := write(t, dir, "chains.jsonl", corpus.String())
+	got := map[string]evalClusters{}
+	for _, mode := range []string{"components", "star"} {
+		code, out, stderr := cli(t, "", "eval", "--json", "--cluster", mode, in)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", mode, code, stderr)
+		}
+		var r evalReport
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		got[mode] = r.Clusters
+	}
+	c, s := got["components"], got["star"]
+	if s.Below != 0 || s.WithBelow != 0 {
+		t.Errorf("star: %+v, want no member below t", s)
+	}
+	if c.Below == 0 || c.Largest <= s.Largest {
+		t.Errorf("components %+v vs star %+v: chains should show", c, s)
+	}
+	t.Logf("components %+v; star %+v", c, s)
+}
