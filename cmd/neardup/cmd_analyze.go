@@ -84,10 +84,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 	}
 	// The input flags of dedup, by hand: shingleFlags.register would also
 	// define --shingle and --ngram, which mean something else here.
-	fs.StringVar(&f.in.format, "format", "auto", "input format: auto|text|jsonl|csv|tsv|parquet|dir (auto: by extension)")
-	fs.StringVar(&f.in.textField, "text-field", "", "comma-separated fields/columns joined by a space to make the text (default \"text\")")
-	fs.StringVar(&f.in.idField, "id-field", "", "field/column holding the document id (default \"id\" when present, else the record number)")
-	fs.BoolVar(&f.in.skipBad, "skip-bad", false, "skip malformed records (counted) instead of failing")
+	f.in.registerInput(fs)
 	fs.IntVar(&f.sample, "sample", 2000, "documents in the sample (all pairs: n(n-1)/2 per length)")
 	fs.Uint64Var(&f.seed, "sample-seed", 1, "seed of the random sample: same seed and input, same sample")
 	fs.StringVar(&f.ngram, "ngram", "1-7", "word shingle lengths: a list of lengths and ranges, e.g. 1-7 or 2,3,5 (\"\": none)")
@@ -109,7 +106,6 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: no input given", errUsage)
 	}
-	f.in.mode = "word" // unused: options() only checks it; lengths are ours
 	co, _, err := f.in.options()
 	if err != nil {
 		return err

@@ -43,11 +43,23 @@ type shingleFlags struct {
 	bag                        bool
 }
 
+// register adds the input flags and the shingling flags.
 func (s *shingleFlags) register(fs *flag.FlagSet) {
+	s.registerInput(fs)
+	s.registerShingle(fs)
+}
+
+// registerInput adds the flags that say how to read a corpus.
+func (s *shingleFlags) registerInput(fs *flag.FlagSet) {
 	fs.StringVar(&s.format, "format", "auto", "input format: auto|text|jsonl|csv|tsv|parquet|dir (auto: by extension)")
 	fs.StringVar(&s.textField, "text-field", "", "comma-separated fields/columns joined by a space to make the text (default \"text\")")
 	fs.StringVar(&s.idField, "id-field", "", "field/column holding the document id (default \"id\" when present, else the record number)")
 	fs.BoolVar(&s.skipBad, "skip-bad", false, "skip malformed records (counted in the summary) instead of failing")
+	s.mode = "word" // for options() when registerShingle is not used
+}
+
+// registerShingle adds the flags that say how documents become shingles.
+func (s *shingleFlags) registerShingle(fs *flag.FlagSet) {
 	fs.StringVar(&s.mode, "shingle", "word", "shingle mode: word (n-grams of tokens) or char (k-grams of code points)")
 	fs.IntVar(&s.ngram, "ngram", 0, fmt.Sprintf("shingle length (default %d for word, %d for char)", shingle.DefaultWordN, shingle.DefaultCharN))
 	fs.BoolVar(&s.bag, "bag", false, "count repeated shingles (multiset Jaccard)")
