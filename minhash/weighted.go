@@ -53,6 +53,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/neardup/neardup/internal/detmath"
 )
 
 // AppendWeightedSignature appends the Slots() values of the weighted MinHash
@@ -128,45 +130,7 @@ func weightedSignature(out []uint32, a, b, set []uint64, weights []float64) {
 // the exponential variable of rate 1 for the uniform t = k*2^-53. 1-t is
 // computed exactly, so the result keeps full relative precision for small t.
 func negLog1m(k float64) float64 {
-	return -logDet((0x1p53 - k) * 0x1p-53)
-}
-
-// Constants of fdlibm's e_log.c, as in math.Log.
-const (
-	ln2Hi = 6.93147180369123816490e-01 // 3fe62e42 fee00000
-	ln2Lo = 1.90821492927058770002e-10 // 3dea39ef 35793c76
-	lg1   = 6.666666666666735130e-01   // 3FE55555 55555593
-	lg2   = 3.999999999940941908e-01   // 3FD99999 9997FA04
-	lg3   = 2.857142874366239149e-01   // 3FD24924 94229359
-	lg4   = 2.222219843214978396e-01   // 3FCC71C5 1D8E78AF
-	lg5   = 1.818357216161805012e-01   // 3FC74664 96CB03DE
-	lg6   = 1.531383769920937332e-01   // 3FC39A09 D078C69F
-	lg7   = 1.479819860511658591e-01   // 3FC2F112 DF3E5244
-)
-
-// logDet returns ln(x) for a normal, positive, finite x with fdlibm's
-// algorithm (error < 1 ulp). Each product is converted explicitly, which
-// the Go spec defines as a rounding that forbids fusing it into an FMA, so
-// the result is the same on every platform.
-func logDet(x float64) float64 {
-	// x = 2^e * m with m in [sqrt(2)/2, sqrt(2)).
-	bits := math.Float64bits(x)
-	e := int(bits>>52&0x7ff) - 1023
-	m := math.Float64frombits(bits&(1<<52-1) | 1023<<52) // [1, 2)
-	if m >= math.Sqrt2 {
-		m *= 0.5
-		e++
-	}
-	f := m - 1 // exact
-	k := float64(e)
-	s := f / (2 + f)
-	s2 := float64(s * s)
-	s4 := float64(s2 * s2)
-	t1 := float64(s2 * (lg1 + float64(s4*(lg3+float64(s4*(lg5+float64(s4*lg7)))))))
-	t2 := float64(s4 * (lg2 + float64(s4*(lg4+float64(s4*lg6)))))
-	r := t1 + t2
-	hfsq := float64(float64(0.5*f) * f)
-	return float64(k*ln2Hi) - ((hfsq - (float64(s*(hfsq+r)) + float64(k*ln2Lo))) - f)
+	return -detmath.Log((0x1p53 - k) * 0x1p-53)
 }
 
 // WeightedJaccard returns the weighted Jaccard index of the sorted,
