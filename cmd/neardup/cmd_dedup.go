@@ -14,7 +14,6 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/corpus"
-	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/shingle"
 )
 
@@ -95,21 +94,8 @@ func (s *shingleFlags) options() (corpus.Options, shingle.Options, error) {
 
 type dedupFlags struct {
 	in shingleFlags
+	engineFlags
 
-	numPerm    int
-	seed       uint64
-	threshold  float64
-	recall     float64
-	bands      int
-	rows       int
-	verify     string
-	workers    int
-	maxBucket  int
-	keep       string
-	refine     string
-	weight     string
-	cluster    string
-	maxCluster int
 	pairs      string
 	clusters   string
 	output     string
@@ -130,20 +116,7 @@ func runDedup(ctx context.Context, e *env, args []string) error {
 		fs.PrintDefaults()
 	}
 	f.in.register(fs)
-	fs.IntVar(&f.numPerm, "num-perm", 128, "MinHash signature slots")
-	fs.Uint64Var(&f.seed, "seed", neardup.DefaultSeed, "MinHash seed (same seed, same signatures on every machine)")
-	fs.Float64Var(&f.threshold, "threshold", neardup.DefaultThreshold, "Jaccard threshold t: pairs at or above it are duplicates")
-	fs.Float64Var(&f.recall, "recall", neardup.DefaultRecall, "chance that a pair exactly at t becomes an LSH candidate, used to choose bands and rows")
-	fs.IntVar(&f.bands, "bands", 0, "LSH bands (with --rows; overrides the choice from --threshold/--recall)")
-	fs.IntVar(&f.rows, "rows", 0, "LSH rows per band (with --bands)")
-	fs.StringVar(&f.verify, "verify", "exact", "check candidates by exact Jaccard of the shingle sets, or by the signature estimate (less memory)")
-	fs.IntVar(&f.workers, "workers", 0, "worker goroutines (default: the number of CPUs)")
-	fs.IntVar(&f.maxBucket, "max-bucket", neardup.DefaultMaxBucket, "LSH buckets with more distinct documents are joined as a chain instead of all pairs (-1: no limit)")
-	fs.StringVar(&f.keep, "keep", "first", "which document of a cluster --output keeps: first|longest|shortest")
-	fs.StringVar(&f.weight, "weight", "none", "idf: weight shingles by inverse document frequency (weighted Jaccard), so boilerplate counts less")
-	fs.StringVar(&f.refine, "refine", "none", "edit: add the edit similarity of token sequences to verified pairs (4th --pairs column) and cluster members")
-	fs.StringVar(&f.cluster, "cluster", "star", "how pairs become clusters: star (every member verified against the kept document) or components (connected components, which chain)")
-	fs.IntVar(&f.maxCluster, "max-cluster", 0, "set clusters of more than N documents aside for review: listed with \"review\": true, none of their documents dropped (0: no limit)")
+	f.engineFlags.register(fs)
 	fs.StringVar(&f.pairs, "pairs", "", "write verified pairs as TSV: id_a, id_b, jaccard (\"-\": standard output)")
 	fs.StringVar(&f.clusters, "clusters", "", "write clusters of two or more documents as JSONL (\"-\": standard output)")
 	fs.StringVar(&f.output, "output", "", "write the corpus without duplicates, in the input's format (.gz/.zst compress)")
@@ -165,39 +138,9 @@ func runDedup(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	o := neardup.Options{Shingle: so, Slots: f.numPerm, Seed: f.seed, Threshold: f.threshold, Recall: f.recall,
-		Workers: f.workers, MaxBucket: f.maxBucket}
-	if f.numPerm < 1 {
-		return fmt.Errorf("%w: --num-perm %d: want at least 1", errUsage, f.numPerm)
-	}
-	if f.seed == 0 {
-		return fmt.Errorf("%w: --seed 0 is reserved; use any other value", errUsage)
-	}
-	if (f.bands == 0) != (f.rows == 0) {
-		return fmt.Errorf("%w: --bands and --rows go together", errUsage)
-	}
-	o.Params = lsh.Params{Bands: f.bands, Rows: f.rows}
-	if o.Verify, err = neardup.ParseVerify(f.verify); err != nil {
-		return fmt.Errorf("%w: --verify: %v", errUsage, err)
-	}
-	if o.Weight, err = neardup.ParseWeight(f.weight); err != nil {
-		return fmt.Errorf("%w: --weight: %v", errUsage, err)
-	}
-	if o.Refine, err = neardup.ParseRefine(f.refine); err != nil {
-		return fmt.Errorf("%w: --refine: %v", errUsage, err)
-	}
-	if o.Keep, err = neardup.ParseKeep(f.keep); err != nil {
-		return fmt.Errorf("%w: --keep: %v", errUsage, err)
-	}
-	if o.Cluster, err = neardup.ParseClusterMode(f.cluster); err != nil {
-		return fmt.Errorf("%w: --cluster: %v", errUsage, err)
-	}
-	if f.maxCluster < 0 {
-		return fmt.Errorf("%w: --max-cluster %d: want 0 (no limit) or more", errUsage, f.maxCluster)
-	}
-	o.MaxCluster = f.maxCluster
-	if _, err := o.Validate(); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	o, err := f.engineFlags.options(so)
+	if err != nil {
+		return err
 	}
 	if err := checkOutputs(inputs, &f); err != nil {
 		return err

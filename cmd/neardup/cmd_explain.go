@@ -19,7 +19,6 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/cluster"
 	"github.com/neardup/neardup/corpus"
-	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/shingle"
 )
 
@@ -48,20 +47,12 @@ Flags:
 `
 
 type explainFlags struct {
-	in         shingleFlags
-	numPerm    int
-	seed       uint64
-	threshold  float64
-	recall     float64
-	bands      int
-	rows       int
-	workers    int
-	keep       string
-	cluster    string
-	maxCluster int
-	pairs      string
-	json       bool
-	top        int
+	in shingleFlags
+	engineFlags
+
+	pairs string
+	json  bool
+	top   int
 }
 
 func runExplain(ctx context.Context, e *env, args []string) error {
@@ -73,16 +64,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		fs.PrintDefaults()
 	}
 	f.in.register(fs)
-	fs.IntVar(&f.numPerm, "num-perm", 128, "MinHash signature slots")
-	fs.Uint64Var(&f.seed, "seed", neardup.DefaultSeed, "MinHash seed")
-	fs.Float64Var(&f.threshold, "threshold", neardup.DefaultThreshold, "Jaccard threshold t")
-	fs.Float64Var(&f.recall, "recall", neardup.DefaultRecall, "chance that a pair exactly at t becomes an LSH candidate")
-	fs.IntVar(&f.bands, "bands", 0, "LSH bands (with --rows)")
-	fs.IntVar(&f.rows, "rows", 0, "LSH rows per band (with --bands)")
-	fs.IntVar(&f.workers, "workers", 0, "worker goroutines (default: the number of CPUs)")
-	fs.StringVar(&f.keep, "keep", "first", "representative policy, as for dedup: first|longest|shortest")
-	fs.StringVar(&f.cluster, "cluster", "star", "cluster mode, as for dedup: star|components")
-	fs.IntVar(&f.maxCluster, "max-cluster", 0, "as for dedup: clusters over N documents are set aside for review (0: no limit)")
+	f.engineFlags.register(fs)
 	fs.StringVar(&f.pairs, "pairs", "", "read the verified pairs from this dedup --pairs file instead of running dedup")
 	fs.BoolVar(&f.json, "json", false, "write JSON instead of text")
 	fs.IntVar(&f.top, "top", 5, "longest shared token runs to show")
@@ -99,25 +81,12 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if (f.bands == 0) != (f.rows == 0) {
-		return fmt.Errorf("%w: --bands and --rows go together", errUsage)
+	o, err := f.engineFlags.options(so)
+	if err != nil {
+		return err
 	}
-	if f.seed == 0 {
-		return fmt.Errorf("%w: --seed 0 is reserved; use any other value", errUsage)
-	}
-	o := neardup.Options{Shingle: so, Slots: f.numPerm, Seed: f.seed, Threshold: f.threshold, Recall: f.recall,
-		Workers: f.workers, Params: lsh.Params{Bands: f.bands, Rows: f.rows}, MaxCluster: f.maxCluster}
-	if o.Keep, err = neardup.ParseKeep(f.keep); err != nil {
-		return fmt.Errorf("%w: --keep: %v", errUsage, err)
-	}
-	if o.Cluster, err = neardup.ParseClusterMode(f.cluster); err != nil {
-		return fmt.Errorf("%w: --cluster: %v", errUsage, err)
-	}
-	if f.numPerm < 1 || f.top < 0 || f.maxCluster < 0 {
-		return fmt.Errorf("%w: --num-perm, --top and --max-cluster want non-negative values (--num-perm at least 1)", errUsage)
-	}
-	if _, err := o.Validate(); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if f.top < 0 {
+		return fmt.Errorf("%w: --top %d: want a count", errUsage, f.top)
 	}
 	x, err := explain(ctx, e, &f, o, idA, idB, inputs, co)
 	if err != nil {
