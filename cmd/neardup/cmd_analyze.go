@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -76,12 +75,7 @@ func (l shingleLen) String() string { return fmt.Sprintf("%s %d", l.mode, l.n) }
 
 func runAnalyze(ctx context.Context, e *env, args []string) error {
 	var f analyzeFlags
-	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), analyzeUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet(e, "analyze", analyzeUsage)
 	// The input flags of dedup, by hand: shingleFlags.register would also
 	// define --shingle and --ngram, which mean something else here.
 	f.in.registerInput(fs)

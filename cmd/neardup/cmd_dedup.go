@@ -109,12 +109,7 @@ type dedupFlags struct {
 
 func runDedup(ctx context.Context, e *env, args []string) error {
 	var f dedupFlags
-	fs := flag.NewFlagSet("dedup", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), dedupUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet(e, "dedup", dedupUsage)
 	f.in.register(fs)
 	f.engineFlags.register(fs)
 	fs.StringVar(&f.pairs, "pairs", "", "write verified pairs as TSV: id_a, id_b, jaccard (\"-\": standard output)")

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -116,12 +115,7 @@ type evalClusters struct {
 
 func runEval(ctx context.Context, e *env, args []string) error {
 	var f evalFlags
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), evalUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet(e, "eval", evalUsage)
 	f.in.register(fs)
 	f.engineFlags.register(fs)
 	fs.IntVar(&f.sample, "sample", 0, "evaluate a seeded random sample of this many documents (0: all)")

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math/bits"
@@ -57,12 +56,7 @@ type explainFlags struct {
 
 func runExplain(ctx context.Context, e *env, args []string) error {
 	var f explainFlags
-	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), explainUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet(e, "explain", explainUsage)
 	f.in.register(fs)
 	f.engineFlags.register(fs)
 	fs.StringVar(&f.pairs, "pairs", "", "read the verified pairs from this dedup --pairs file instead of running dedup")

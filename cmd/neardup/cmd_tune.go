@@ -117,12 +117,7 @@ type tuneReport struct {
 
 func runTune(ctx context.Context, e *env, args []string) error {
 	var f tuneFlags
-	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), tuneUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet(e, "tune", tuneUsage)
 	f.in.register(fs)
 	fs.IntVar(&f.numPerm, "num-perm", 128, "MinHash signature slots K: b*r <= K")
 	fs.Float64Var(&f.threshold, "threshold", neardup.DefaultThreshold, "Jaccard threshold T (threshold mode)")

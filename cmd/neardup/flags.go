@@ -9,6 +9,18 @@ import (
 	"github.com/neardup/neardup/shingle"
 )
 
+// newFlagSet returns a flag set for a command whose -h prints usage and
+// then the flags, on the command's standard error.
+func newFlagSet(e *env, name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
 // engineFlags are the flags that become neardup.Options, shared by the
 // commands that run the engine (dedup, eval, explain) so that the same
 // flags mean the same run everywhere.
