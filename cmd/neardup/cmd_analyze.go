@@ -92,13 +92,9 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.plot, "plot", "", "write a chart of the histograms (log counts per bin, one line per length) to FILE.svg or FILE.png")
 	fs.IntVar(&f.workers, "workers", 0, "worker goroutines (default: the number of CPUs)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no summary on standard error")
-	inputs, err := parseInterspersed(fs, args)
+	inputs, err := parseArgs(fs, args, 1, "no input given")
 	if err != nil {
 		return err
-	}
-	if len(inputs) == 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: no input given", errUsage)
 	}
 	co, _, err := f.in.options()
 	if err != nil {

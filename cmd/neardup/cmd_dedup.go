@@ -121,13 +121,9 @@ func runDedup(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&f.noProgress, "no-progress", false, "no progress bar even on a terminal")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile (for go tool pprof)")
 	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile at the end of the run")
-	inputs, err := parseInterspersed(fs, args)
+	inputs, err := parseArgs(fs, args, 1, "no input given")
 	if err != nil {
 		return err
-	}
-	if len(inputs) == 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: no input given", errUsage)
 	}
 	co, so, err := f.in.options()
 	if err != nil {

@@ -124,13 +124,9 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON instead of tables")
 	fs.StringVar(&f.plot, "plot", "", "draw the measured candidate fraction per bin over the S-curve to FILE.svg or FILE.png")
 	fs.StringVar(&f.truth, "truth", "", "score reported pairs against planted relations: a TSV with columns id, source[, family] (bench/gencorpus -truth)")
-	inputs, err := parseInterspersed(fs, args)
+	inputs, err := parseArgs(fs, args, 1, "no input given")
 	if err != nil {
 		return err
-	}
-	if len(inputs) == 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: no input given", errUsage)
 	}
 	co, so, err := f.in.options()
 	if err != nil {

@@ -62,13 +62,9 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.pairs, "pairs", "", "read the verified pairs from this dedup --pairs file instead of running dedup")
 	fs.BoolVar(&f.json, "json", false, "write JSON instead of text")
 	fs.IntVar(&f.top, "top", 5, "longest shared token runs to show")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseArgs(fs, args, 3, "want two ids and at least one input")
 	if err != nil {
 		return err
-	}
-	if len(pos) < 3 {
-		fs.Usage()
-		return fmt.Errorf("%w: want two ids and at least one input", errUsage)
 	}
 	idA, idB, inputs := pos[0], pos[1], pos[2:]
 	co, so, err := f.in.options()

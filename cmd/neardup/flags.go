@@ -21,6 +21,21 @@ func newFlagSet(e *env, name, usage string) *flag.FlagSet {
 	return fs
 }
 
+// parseArgs parses args with fs (flags anywhere, see parseInterspersed) and
+// returns the positional arguments; with fewer than min of them it prints
+// the usage and returns a usage error saying what is missing.
+func parseArgs(fs *flag.FlagSet, args []string, min int, missing string) ([]string, error) {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) < min {
+		fs.Usage()
+		return nil, fmt.Errorf("%w: %s", errUsage, missing)
+	}
+	return pos, nil
+}
+
 // engineFlags are the flags that become neardup.Options, shared by the
 // commands that run the engine (dedup, eval, explain) so that the same
 // flags mean the same run everywhere.
