@@ -10,21 +10,37 @@
 // files every line is one.
 //
 // Invalid UTF-8 is passed through unchanged. A UTF-8 byte order mark at the
-// start of a text, JSONL, CSV or TSV input is dropped. Compression (gzip,
-// zstd) is recognised by magic bytes, so a mislabeled file still reads; the
-// .gz/.zst suffix only matters for detecting the format from the name.
+// start of a text, JSONL, CSV or TSV input is dropped (Filter writes it
+// back). Compression (gzip, zstd) is recognised by magic bytes, so a
+// mislabeled file still reads; the .gz/.zst suffix only matters for
+// detecting the format from the name. Filter copies the records of text,
+// JSONL, CSV and TSV inputs byte for byte; Parquet rows are re-encoded.
 //
 // JSONL: the text is the TextFields joined by one space, each a string
 // (unescaped), a number, bool, object or array as its JSON text, or empty when
-// null or absent; a record with none of them is ErrMissingField. The id is
-// the IDField ("id" by default) as string or JSON text, "" when absent.
+// null or absent; a record with none of them is ErrMissingField (with
+// SkipBad it is skipped, but an input none of whose records has one ends
+// with ErrMissingField). The id is the IDField ("id" by default) as string
+// or JSON text, "" when absent.
 //
 // CSV is strict (encoding/csv); a malformed row costs itself only, see
 // Options.SkipBad. TSV accepts CSV-style quoted fields but reads a field with
 // stray quotes literally, as real TSV exports need. Default column names
 // ("text", "id") match a header case-insensitively; explicit names exactly.
 //
-// Dir: files whose content is gzip or zstd are decompressed.
+// Parquet: leaf columns are named by their dotted path. Before reading, the
+// footer and every page header are checked against the file, so that a
+// corrupt or forged file cannot make the reader allocate what its metadata
+// claims: lengths and list sizes must fit in the bytes that hold them,
+// column chunks and pages in the file, a page may claim at most 1024 times
+// its compressed size plus 1 MiB uncompressed, and at most as many values
+// as its bytes can encode plus 1 Mi (for runs of nulls). A file that breaks
+// these is an *Error wrapping ErrCorrupt; encrypted files are not read.
+//
+// Dir: files whose content is gzip or zstd are decompressed. Binary files,
+// whose (decompressed) content has a NUL byte in its first 8 KiB as git and
+// ripgrep judge, are skipped and counted (Reader.SkippedBinary) unless
+// Options.IncludeBinary; they keep their record number.
 package corpus
 
 import (
@@ -56,6 +72,18 @@ var formatNames = [...]string{"auto", "text", "jsonl", "csv", "tsv", "parquet", 
 var (
 	ErrMalformed    = errors.New("malformed record")
 	ErrMissingField = errors.New("missing field")
+	// ErrUnknownFormat: the format cannot be told from the name (Detect) or
+	// from the content of standard input; Options.Format must say it.
+	ErrUnknownFormat = errors.New("unknown format")
+	// ErrNoFields: Options.TextFields or IDField name fields of an input
+	// that has none (text, or a directory).
+	ErrNoFields = errors.New("input has no fields")
+	// ErrCorrupt: a Parquet file's metadata is inconsistent, or claims more
+	// (sizes, counts) than the file can hold.
+	ErrCorrupt = errors.New("corrupt file")
+	// ErrFormatMismatch: an output name's extension names another format
+	// than the one the output is written in (CheckOutputName).
+	ErrFormatMismatch = errors.New("output format mismatch")
 )
 
 // ParseFormat parses auto|text|jsonl|csv|tsv|parquet|dir (case-insensitive).
@@ -80,7 +108,8 @@ func (f Format) String() string {
 // otherwise the format named by the extension after removing a .gz or .zst
 // suffix (.txt .text, .jsonl .ndjson .json, .csv, .tsv .tab, .parquet .pq,
 // case-insensitive). For "-" (standard input) it returns Auto: Open sniffs
-// the content. An unknown extension is an *Error suggesting --format.
+// the content. An unknown extension is an *Error wrapping ErrUnknownFormat
+// and suggesting --format.
 func Detect(path string) (Format, error) {
 	if path == "-" {
 		return Auto, nil
@@ -88,35 +117,80 @@ func Detect(path string) (Format, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return Dir, nil
 	}
-	base := strings.ToLower(filepath.Base(path))
-	base = strings.TrimSuffix(base, ".gz")
-	base = strings.TrimSuffix(base, ".zst")
-	ext := filepath.Ext(base)
-	switch ext {
-	case ".txt", ".text":
-		return Text, nil
-	case ".jsonl", ".ndjson", ".json":
-		return JSONL, nil
-	case ".csv":
-		return CSV, nil
-	case ".tsv", ".tab":
-		return TSV, nil
-	case ".parquet", ".pq":
-		return Parquet, nil
+	f, ext, _ := nameFormat(path)
+	if f != Auto {
+		return f, nil
 	}
 	what := "no extension"
 	if ext != "" {
 		what = "unknown extension " + strconv.Quote(ext)
 	}
-	return Auto, &Error{File: path, Err: fmt.Errorf("cannot detect the format (%s); use --format text|jsonl|csv|tsv|parquet", what)}
+	return Auto, &Error{File: path, Err: fmt.Errorf("%w: cannot detect the format (%s); use --format text|jsonl|csv|tsv|parquet", ErrUnknownFormat, what)}
+}
+
+// nameFormat returns the format path's extension names (Auto for none or
+// an unknown one), the extension (lower case, after removing a .gz or .zst
+// suffix) and that compression suffix.
+func nameFormat(path string) (f Format, ext, comp string) {
+	base := strings.ToLower(filepath.Base(path))
+	for _, c := range []string{".gz", ".zst"} {
+		if strings.HasSuffix(base, c) {
+			base, comp = strings.TrimSuffix(base, c), c
+			break
+		}
+	}
+	ext = filepath.Ext(base)
+	switch ext {
+	case ".txt", ".text":
+		return Text, ext, comp
+	case ".jsonl", ".ndjson", ".json":
+		return JSONL, ext, comp
+	case ".csv":
+		return CSV, ext, comp
+	case ".tsv", ".tab":
+		return TSV, ext, comp
+	case ".parquet", ".pq":
+		return Parquet, ext, comp
+	}
+	return Auto, ext, comp
+}
+
+// formatExt is the usual extension of each format that has one.
+var formatExt = [...]string{Text: ".txt", JSONL: ".jsonl", CSV: ".csv", TSV: ".tsv", Parquet: ".parquet"}
+
+// CheckOutputName checks, before any work is done, the name of an output
+// that Filter will write in the input's format: it returns an *Error
+// wrapping ErrFormatMismatch, which says how to name the output, when the
+// extension of path (after removing a .gz or .zst suffix, as Detect reads
+// it) names a known format other than input. A name with no extension or
+// an unknown one is accepted, and so are "-" (standard output), a Dir input
+// (whose output is a directory of any name) and input Auto (not known yet).
+func CheckOutputName(path string, input Format) error {
+	if path == "-" || input == Auto || input >= Dir {
+		return nil
+	}
+	f, ext, comp := nameFormat(path)
+	if f == Auto || f == input {
+		return nil
+	}
+	name := filepath.Base(path)
+	stem := name[:len(name)-len(ext)-len(comp)]
+	return &Error{File: path, Err: fmt.Errorf("%w: the extension %s says %v, but the output is written in the input's format, %v; name it %s",
+		ErrFormatMismatch, ext, f, input, stem+formatExt[input]+name[len(name)-len(comp):])}
 }
 
 // Options say how to read.
 type Options struct {
 	Format     Format
-	TextFields []string // joined by one space; nil: "text"
-	IDField    string   // "": "id" when the file has it, else records are numbered
+	TextFields []string // joined by one space; nil: "text"; an error for text and Dir inputs
+	IDField    string   // "": "id" when the file has it, else records are numbered; an error for text and Dir inputs
 	SkipBad    bool     // skip malformed records (counted) instead of failing
+
+	// IncludeBinary makes a Dir input read binary files (a NUL byte in the
+	// first 8 KiB of the decompressed content) as documents. By default
+	// they are skipped and counted by Reader.SkippedBinary. Other formats
+	// ignore it.
+	IncludeBinary bool
 }
 
 // Error is a problem with one input, naming the file and the line/record.
@@ -175,8 +249,12 @@ type Reader struct {
 	opts    Options
 	skipBad bool
 	skipped int
-	err     error // sticky error (io.EOF after the end)
-	closers []func() error
+	// skippedBinary counts the binary files a Dir input skipped.
+	skippedBinary int
+	bom           bool  // a UTF-8 byte order mark was dropped at the start
+	sniffed       bool  // the format was sniffed from the content
+	err           error // sticky error (io.EOF after the end)
+	closers       []func() error
 }
 
 // source is one format implementation. next fills rec and returns nil, or
@@ -193,10 +271,16 @@ func (b badRecord) Error() string { return b.e.Error() }
 
 // Open opens path ("-" for standard input) for reading. With Options.Format
 // Auto the format is detected as Detect describes; standard input is sniffed
-// (JSONL when the first non-space byte is '{', Parquet for "PAR1", else
-// text; CSV and TSV need an explicit format). CSV and TSV headers
-// are read and the text and id columns checked here; Parquet likewise checks
-// its columns. Errors are *Error naming the file.
+// from its first 256 KiB (decompressed): Parquet for "PAR1"; JSONL when the
+// first non-space byte is '{'; TSV or CSV when the first line that is not
+// blank has tabs or commas, the header has at least two fields and the next
+// records (at least one, up to 16) read without error with the header's
+// number of fields (an error wrapping ErrUnknownFormat when both fit);
+// else text. CSV and TSV headers are read and the text and id columns
+// checked here (ErrMissingField); Parquet likewise checks its columns. Text
+// and Dir inputs have no fields: Options.TextFields or IDField with them is
+// an error wrapping ErrNoFields, whether the format was given, detected or
+// sniffed. Errors are *Error naming the file.
 func Open(path string, o Options) (*Reader, error) {
 	r := &Reader{name: path, opts: o, skipBad: o.SkipBad}
 	if path == "-" {
@@ -215,7 +299,7 @@ func Open(path string, o Options) (*Reader, error) {
 
 // NewReader reads the input in, which is named name in errors. With Format
 // Auto the format is detected from name's extension as Detect does, and when
-// that fails it is sniffed as for standard input. Compressed content is
+// that fails it is sniffed as Open sniffs standard input. Compressed content is
 // recognised by its magic bytes. Dir is not supported. Close does not close in.
 func NewReader(in io.Reader, name string, o Options) (*Reader, error) {
 	r := &Reader{name: name, opts: o, skipBad: o.SkipBad}
@@ -280,6 +364,12 @@ func (r *Reader) Next() (*Record, error) {
 
 // Skipped returns how many bad records SkipBad skipped so far.
 func (r *Reader) Skipped() int { return r.skipped }
+
+// SkippedBinary returns how many binary files a Dir input skipped so far
+// (see Options.IncludeBinary); 0 for other formats. They are not counted by
+// Skipped. A skipped file keeps its record number, so the numbers of the
+// other files do not depend on IncludeBinary.
+func (r *Reader) SkippedBinary() int { return r.skippedBinary }
 
 // Close releases the input (and removes any temporary spool file). Closing
 // standard input is left to the caller.

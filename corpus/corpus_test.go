@@ -172,8 +172,43 @@ func TestDetect(t *testing.T) {
 	f("-", Auto)
 	for _, p := range []string{"a.xml", "a.gz", "noext"} {
 		_, err := Detect(p)
-		wantErr(t, err, nil, p, "--format")
+		wantErr(t, err, ErrUnknownFormat, p, "--format")
 	}
+}
+
+func TestCheckOutputName(t *testing.T) {
+	ok := func(path string, in Format) {
+		t.Helper()
+		if err := CheckOutputName(path, in); err != nil {
+			t.Errorf("CheckOutputName(%q, %v): %v", path, in, err)
+		}
+	}
+	bad := func(path string, in Format, suggest string) {
+		t.Helper()
+		err := CheckOutputName(path, in)
+		wantErr(t, err, ErrFormatMismatch, path, "input's format, "+in.String(), "name it "+suggest)
+	}
+	ok("-", TSV)
+	ok("out.tsv", TSV)
+	ok("out.TAB.gz", TSV)
+	ok("dir/out.csv.zst", CSV)
+	ok("out.ndjson", JSONL)
+	ok("out.json.gz", JSONL)
+	ok("out.text", Text)
+	ok("out.pq", Parquet)
+	ok("out", CSV)         // no extension
+	ok("out.dat", CSV)     // unknown extension
+	ok("out.gz", JSONL)    // compression only
+	ok("unique.csv", Dir)  // a directory of any name
+	ok("unique.csv", Auto) // input not known yet
+	bad("out.csv", TSV, "out.tsv")
+	bad("dir/Out.CSV.GZ", TSV, "Out.tsv.GZ")
+	bad("out.tsv.zst", CSV, "out.csv.zst")
+	bad("out.txt", JSONL, "out.jsonl")
+	bad("out.jsonl", Text, "out.txt")
+	bad("out.parquet", CSV, "out.csv")
+	bad("out.csv", Parquet, "out.parquet")
+	bad("a.b.json", TSV, "a.b.tsv")
 }
 
 func TestErrorString(t *testing.T) {
@@ -569,14 +604,11 @@ func TestUnreadable(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "nope.txt")
 	_, err := Open(p, Options{})
-	e := wantErr(t, err, nil, p, "no such file")
-	if !errors.Is(e, os.ErrNotExist) {
-		t.Errorf("%v does not wrap os.ErrNotExist", err)
-	}
+	wantErr(t, err, os.ErrNotExist, p, "no such file")
 	_, err = Open(dir, Options{Format: Text})
 	wantErr(t, err, nil, dir, "directory")
 	_, err = Open(write(t, dir, "x.xml", []byte("<a/>")), Options{})
-	wantErr(t, err, nil, "x.xml", "--format")
+	wantErr(t, err, ErrUnknownFormat, "x.xml", "--format")
 	_, err = Open(write(t, dir, "x.txt", nil), Options{Format: Dir})
 	wantErr(t, err, nil, "x.txt", "not a directory")
 	if os.Geteuid() != 0 {
@@ -590,7 +622,7 @@ func TestUnreadable(t *testing.T) {
 	bad = bad[:len(bad)/2]
 	p = write(t, dir, "trunc.txt.gz", bad)
 	_, _, err = readFile(t, p, Options{SkipBad: true})
-	wantErr(t, err, nil, p)
+	wantErr(t, err, io.ErrUnexpectedEOF, p)
 }
 
 func TestCompressed(t *testing.T) {
@@ -708,12 +740,91 @@ func TestDir(t *testing.T) {
 	}
 }
 
+func TestDirBinary(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "docs")
+	late := append(bytes.Repeat([]byte("x"), binarySniffLen), 0) // NUL just past 8 KiB
+	edge := append(bytes.Repeat([]byte("y"), binarySniffLen-1), 0)
+	write(t, root, "a.txt", []byte("text"))
+	write(t, root, "b.png", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
+	write(t, root, "c.txt", late)
+	write(t, root, "d.bin", edge)
+	write(t, root, "e.gz", gz(t, []byte("zipped\x00binary")))
+	write(t, root, "f.txt", []byte("last"))
+	r, err := Open(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _, err := drain(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, "binary skipped", recs, []rec{{1, 0, "a.txt", "text"}, {3, 0, "c.txt", string(late)}, {6, 0, "f.txt", "last"}})
+	if n := r.SkippedBinary(); n != 3 {
+		t.Errorf("SkippedBinary = %d, want 3", n)
+	}
+	if n := r.Skipped(); n != 0 {
+		t.Errorf("Skipped = %d, want 0 (binary files are counted apart)", n)
+	}
+	r.Close()
+
+	r, err = Open(root, Options{IncludeBinary: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _, err = drain(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 6 || recs[1].ID != "b.png" || recs[4] != (rec{5, 0, "e.gz", "zipped\x00binary"}) {
+		t.Errorf("IncludeBinary: %v", recs)
+	}
+	if n := r.SkippedBinary(); n != 0 {
+		t.Errorf("IncludeBinary: SkippedBinary = %d", n)
+	}
+	r.Close()
+
+	// FilterDir copies by number: binary files pass through when kept.
+	dst := filepath.Join(dir, "out")
+	if err := FilterDir(dst, root, func(n int) bool { return n != 1 }); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dst, "d.bin")); err != nil || !bytes.Equal(b, edge) {
+		t.Errorf("FilterDir did not copy the binary file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dst, "a.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("FilterDir copied a dropped file: %v", err)
+	}
+
+	// Other formats never count binary files.
+	r, err = Open(write(t, dir, "nul.txt", []byte("a\x00b\n")), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _, err = drain(r)
+	if err != nil || len(recs) != 1 || r.SkippedBinary() != 0 {
+		t.Errorf("text with NUL: %v %v %d", recs, err, r.SkippedBinary())
+	}
+	r.Close()
+}
+
+// realData returns the path of a file of the shared real corpora
+// (../../shared/data beside the repository), skipping t when it is absent,
+// as in a fresh clone.
+func realData(t *testing.T, name string) string {
+	t.Helper()
+	p := filepath.Join("..", "..", "shared", "data", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("real data absent: %v", err)
+	}
+	return p
+}
+
 func TestRealData(t *testing.T) {
-	f := func(path string, o Options, rows int, check func(i int, x rec)) {
+	// f reads path and checks every record; it takes the subtest's t, so a
+	// failure or skip belongs to the subtest that called it.
+	f := func(t *testing.T, path string, o Options, rows int, check func(i int, x rec)) {
 		t.Helper()
-		if _, err := os.Stat(path); err != nil {
-			t.Skipf("real data absent: %v", err)
-		}
 		recs := mustRead(t, path, o)
 		if len(recs) != rows {
 			t.Errorf("%s: %d records, want %d", path, len(recs), rows)
@@ -726,8 +837,8 @@ func TestRealData(t *testing.T) {
 		}
 	}
 	t.Run("kijiji", func(t *testing.T) {
-		path := "../../shared/data/kijiji.tsv"
-		f(path, Options{TextFields: []string{"Title", "Short Description"}}, 2627, func(i int, x rec) {
+		path := realData(t, "kijiji.tsv")
+		f(t, path, Options{TextFields: []string{"Title", "Short Description"}}, 2627, func(i int, x rec) {
 			if x.Line != i+2 || x.ID != "" || len(x.Text) < 2 {
 				t.Errorf("record %v", x)
 			}
@@ -735,24 +846,34 @@ func TestRealData(t *testing.T) {
 		// Every row has the 6 columns of the header.
 		r, err := Open(path, Options{TextFields: []string{"Title"}})
 		if err != nil {
-			t.Skip(err)
+			t.Fatal(err)
 		}
 		defer r.Close()
 		s := r.src.(*delimSrc)
 		if len(s.header) != 6 {
 			t.Errorf("header %q", s.header)
 		}
+		n := 0
 		for {
-			if _, err := r.Next(); err != nil {
+			_, err := r.Next()
+			if err == io.EOF {
 				break
 			}
-			if len(s.tf) != 6 {
-				t.Errorf("%d fields", len(s.tf))
+			if err != nil {
+				t.Fatal(err)
 			}
+			n++
+			if len(s.tf) != 6 {
+				t.Errorf("record %d: %d fields", n, len(s.tf))
+			}
+		}
+		if n != 2627 {
+			t.Errorf("%d records, want 2627", n)
 		}
 	})
 	t.Run("adzuna", func(t *testing.T) {
-		f("../../shared/data/adzuna_first2499.csv", Options{TextFields: []string{"Title", "FullDescription"}}, 2499, func(i int, x rec) {
+		path := realData(t, "adzuna_first2499.csv")
+		f(t, path, Options{TextFields: []string{"Title", "FullDescription"}}, 2499, func(i int, x rec) {
 			if x.ID == "" || x.Line != i+2 || !strings.Contains(x.Text, " ") {
 				t.Errorf("record %v", x)
 			}

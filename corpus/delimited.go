@@ -41,6 +41,15 @@ type delimSrc struct {
 	num    int
 	buf    []byte
 
+	rawSpan
+	headerRaw []byte // the header's bytes, as raw gave them (a copy)
+	// ahead reports that the current record was read literally after the
+	// quote-aware reading looked at lines past it (or hit the end of the
+	// input): read from its own bytes in another context, the record may
+	// take in the lines that follow it there.
+	ahead       bool
+	headerAhead bool // ahead, for the header
+
 	// CSV
 	cr     *csv.Reader
 	feed   feeder
@@ -66,6 +75,27 @@ func (f *feeder) Read(p []byte) (int, error) {
 }
 
 func (r *Reader) openDelimited(ls *lineSrc, o Options, tsv bool) error {
+	d, err := newDelimSrc(r, ls, tsv)
+	if err != nil {
+		return err
+	}
+	r.src = d
+	if d.header == nil {
+		return nil // an empty input has no header and no records
+	}
+	if d.text, d.id, err = columns(d.header, o); err != nil {
+		if r.sniffed && len(o.TextFields) == 0 {
+			// Perhaps plain text that looks delimited.
+			err = fmt.Errorf("%w (the content was taken for %v: its first lines have a header and the same number of fields; use --format to read it otherwise)", err, r.format)
+		}
+		return err
+	}
+	return nil
+}
+
+// newDelimSrc reads the header from ls. At the end of the input (no header)
+// d.header is nil. A malformed header is an *Error.
+func newDelimSrc(r *Reader, ls *lineSrc, tsv bool) (*delimSrc, error) {
 	d := &delimSrc{r: r, ls: ls, tsv: tsv, want: -1, id: -1}
 	if !tsv {
 		d.cr = csv.NewReader(&d.feed)
@@ -74,27 +104,23 @@ func (r *Reader) openDelimited(ls *lineSrc, o Options, tsv bool) error {
 	}
 	_, err := d.read()
 	if err == io.EOF {
-		// An empty input has no header and no records.
-		r.src = d
-		return nil
+		return d, nil
 	}
 	if err != nil {
 		if b, ok := err.(badRecord); ok {
 			b.e.Err = fmt.Errorf("header: %w", b.e.Err)
-			return b.e
+			return nil, b.e
 		}
-		return err
+		return nil, err
 	}
 	d.header = append([]string(nil), d.strings()...)
+	d.headerRaw = append([]byte(nil), d.raw()...)
+	d.headerAhead = d.ahead
 	d.want = len(d.header)
 	if !tsv {
 		d.cr.FieldsPerRecord = d.want
 	}
-	if d.text, d.id, err = columns(d.header, o); err != nil {
-		return err
-	}
-	r.src = d
-	return nil
+	return d, nil
 }
 
 // columns resolves the text and id columns among names. Default names match
@@ -197,14 +223,20 @@ func (d *delimSrc) strings() []string {
 }
 
 // read reads the next record into d.fields (CSV) or d.tf (TSV), counting it,
-// and returns its first line. Blank lines are skipped.
+// and returns its first line. Blank lines are skipped (kept in d.pre).
 func (d *delimSrc) read() (int, error) {
+	d.pre = d.pre[:0]
+	d.ahead = false
 	for {
 		b, n, err := d.ls.next()
+		if err == io.EOF {
+			d.end = append(d.end[:0], d.pre...)
+		}
 		if err != nil {
 			return n, d.r.ioErr(n, err)
 		}
 		if len(trimEOL(b)) == 0 {
+			d.pre = append(d.pre, b...)
 			continue
 		}
 		if d.want >= 0 {
@@ -254,7 +286,10 @@ func (d *delimSrc) readCSV(b []byte, line int) error {
 	}
 	d.feed.b = nil
 	if err == nil {
+		// A record that parses is its whole group: the group ends at the
+		// first line end outside quotes.
 		d.fields = fields
+		d.body = rec
 		return nil
 	}
 	var pe *csv.ParseError
@@ -290,13 +325,14 @@ func (d *delimSrc) readTSV(b []byte, line int) error {
 		if d.want >= 0 && len(d.tf) != d.want {
 			return d.bad(line, malformed("wrong number of fields: %d, want %d", len(d.tf), d.want))
 		}
+		d.body = b
 		return nil
 	}
 	d.grp = append(d.grp[:0], b...)
 	first := len(b)
 	d.val, d.offs = d.val[:0], d.offs[:0]
 	pos, st := 0, tsvStart
-	var ok bool
+	var ok, eof bool
 	for {
 		var done bool
 		pos, st, done, ok = d.scanTSV(pos, st)
@@ -305,7 +341,7 @@ func (d *delimSrc) readTSV(b []byte, line int) error {
 		}
 		nb, _, err := d.ls.next()
 		if err == io.EOF {
-			ok = false // unterminated quoted field
+			ok, eof = false, true // unterminated quoted field
 			break
 		}
 		if err != nil {
@@ -321,6 +357,10 @@ func (d *delimSrc) readTSV(b []byte, line int) error {
 			start = end
 		}
 		if d.want < 0 || len(d.tf) == d.want {
+			// The record ends at the end of the group (scanTSV stops at
+			// the first line end outside quotes, and lines were added
+			// only while inside quotes).
+			d.body = d.grp
 			return nil
 		}
 	}
@@ -328,6 +368,8 @@ func (d *delimSrc) readTSV(b []byte, line int) error {
 	d.splitLiteral(trimEOL(d.grp[:first]))
 	if d.want < 0 || len(d.tf) == d.want {
 		d.ls.unread(d.grp[first:], line+1)
+		d.body = d.grp[:first]
+		d.ahead = eof || len(d.grp) > first
 		return nil
 	}
 	if ok {

@@ -14,14 +14,24 @@ import (
 
 // dirSrc: one document per regular file below a directory.
 type dirSrc struct {
-	r     *Reader
-	root  string
-	files []string // slash-separated, relative to root
-	i     int
-	buf   []byte
-	dec   []byte
-	gz    *gzip.Reader
-	zd    *zstd.Decoder
+	r      *Reader
+	root   string
+	files  []string // slash-separated, relative to root
+	i      int
+	binary bool // include binary files
+	buf    []byte
+	dec    []byte
+	gz     *gzip.Reader
+	zd     *zstd.Decoder
+}
+
+// binarySniffLen is how much of a file's (decompressed) content isBinary
+// looks at, as git and ripgrep do.
+const binarySniffLen = 8 << 10
+
+// isBinary reports whether content holds a NUL byte in its first 8 KiB.
+func isBinary(content []byte) bool {
+	return bytes.IndexByte(content[:min(len(content), binarySniffLen)], 0) >= 0
 }
 
 // walkDir lists the regular files below root in the order of
@@ -56,7 +66,7 @@ func (r *Reader) openDir(root string, o Options) error {
 	if err != nil {
 		return err
 	}
-	d := &dirSrc{r: r, root: root, files: files}
+	d := &dirSrc{r: r, root: root, files: files, binary: o.IncludeBinary}
 	r.closers = append(r.closers, func() error {
 		if d.zd != nil {
 			d.zd.Close()
@@ -68,17 +78,23 @@ func (r *Reader) openDir(root string, o Options) error {
 }
 
 func (d *dirSrc) next(rec *Record) error {
-	if d.i >= len(d.files) {
-		return io.EOF
+	for {
+		if d.i >= len(d.files) {
+			return io.EOF
+		}
+		rel := d.files[d.i]
+		d.i++
+		text, err := d.read(filepath.Join(d.root, filepath.FromSlash(rel)))
+		if err != nil {
+			return badRecord{&Error{File: filepath.Join(d.root, filepath.FromSlash(rel)), Record: d.i, Err: err}}
+		}
+		if !d.binary && isBinary(text) {
+			d.r.skippedBinary++
+			continue
+		}
+		*rec = Record{Num: d.i, ID: rel, Text: text}
+		return nil
 	}
-	rel := d.files[d.i]
-	d.i++
-	text, err := d.read(filepath.Join(d.root, filepath.FromSlash(rel)))
-	if err != nil {
-		return badRecord{&Error{File: filepath.Join(d.root, filepath.FromSlash(rel)), Record: d.i, Err: err}}
-	}
-	*rec = Record{Num: d.i, ID: rel, Text: text}
-	return nil
 }
 
 // read returns the content of the file at path, decompressed when it starts

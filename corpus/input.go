@@ -8,6 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -45,6 +47,9 @@ func (r *Reader) open(path string, o Options) error {
 				return fmt.Errorf("is a directory (use --format dir or auto to read one document per file), not %v", f)
 			}
 			r.format = Dir
+			if err := r.noFields("a directory input (one document per file)"); err != nil {
+				return err
+			}
 			return r.openDir(path, o)
 		}
 		if f == Dir {
@@ -81,15 +86,24 @@ func (r *Reader) openStream(in io.Reader, f Format) error {
 		return err
 	}
 	if f == Auto {
-		f = sniff(br)
+		if f, err = sniff(br); err != nil {
+			return err
+		}
+		r.sniffed = true
 	}
 	r.format = f
+	if f == Text {
+		if err := r.noFields("text input"); err != nil {
+			return err
+		}
+	}
 	if f == Parquet {
 		return r.spoolParquet(br)
 	}
-	// Drop a UTF-8 byte order mark.
+	// Drop a UTF-8 byte order mark (Filter writes it back).
 	if b, _ := br.Peek(3); bytes.Equal(b, utf8BOM) {
 		br.Discard(3)
+		r.bom = true
 	}
 	ls := &lineSrc{br: br}
 	switch f {
@@ -103,6 +117,29 @@ func (r *Reader) openStream(in io.Reader, f Format) error {
 		return r.openDelimited(ls, r.opts, f == TSV)
 	}
 	return fmt.Errorf("cannot read %v from a stream", f)
+}
+
+// noFields returns an error wrapping ErrNoFields when the options name text
+// or id fields, which r's input, of kind what, has none of.
+func (r *Reader) noFields(what string) error {
+	var named []string
+	if len(r.opts.TextFields) > 0 {
+		named = append(named, "text field "+quoteList(r.opts.TextFields))
+	}
+	if r.opts.IDField != "" {
+		named = append(named, "id field "+strconv.Quote(r.opts.IDField))
+	}
+	if named == nil {
+		return nil
+	}
+	how := "; use --format csv|tsv|jsonl|parquet to read records with fields"
+	switch {
+	case r.format == Dir:
+		how = " (its documents are whole files)"
+	case r.sniffed:
+		what = "the content was taken for plain text (it is not JSONL or Parquet, nor CSV or TSV with a header and the same number of fields in its first records), which"
+	}
+	return fmt.Errorf("%w: %s has no fields, but %s was named%s", ErrNoFields, what, strings.Join(named, " and "), how)
 }
 
 // unwrapPath drops the *fs.PathError around err: the *Error names the file.
@@ -141,35 +178,125 @@ func (r *Reader) decompress(in io.Reader) (*bufio.Reader, error) {
 	return raw, nil
 }
 
-// sniff decides the format of standard input: JSONL when the first byte that
-// is not white space (after any byte order mark) is '{', else Text. A Parquet
-// magic number ("PAR1") is recognised too.
-func sniff(br *bufio.Reader) Format {
+// sniffRecords is how many data records sniffDelimited checks at most.
+const sniffRecords = 16
+
+// sniff decides the format of standard input (and of NewReader input whose
+// name says nothing) from the first bytes br holds, up to its buffer size,
+// without consuming them:
+//   - Parquet for the magic number "PAR1";
+//   - JSONL when the first byte that is not white space (after any byte
+//     order mark) is '{';
+//   - TSV or CSV when the content has a header and consistent records as
+//     sniffDelimited tells, for one delimiter only; when both fit, it
+//     refuses to guess (ErrUnknownFormat);
+//   - else Text.
+func sniff(br *bufio.Reader) (Format, error) {
 	if b, _ := br.Peek(4); string(b) == "PAR1" {
-		return Parquet
+		return Parquet, nil
 	}
-	i := 0
-	for n := 64; ; n *= 2 {
-		if n > br.Size() {
-			n = br.Size()
+	b, err := br.Peek(br.Size())
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return Auto, err
+	}
+	complete := err == io.EOF
+	b = bytes.TrimPrefix(b, utf8BOM)
+	if i := bytes.IndexFunc(b, func(r rune) bool { return !isSpace(r) }); i >= 0 && b[i] == '{' {
+		return JSONL, nil
+	}
+	_, tsv := sniffDelimited(b, complete, true)
+	_, csv := sniffDelimited(b, complete, false)
+	switch {
+	case tsv && csv:
+		return Auto, fmt.Errorf("%w: the content reads as TSV and as CSV (its first lines have tabs and commas); use --format tsv or --format csv", ErrUnknownFormat)
+	case tsv:
+		return TSV, nil
+	case csv:
+		return CSV, nil
+	}
+	return Text, nil
+}
+
+func isSpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\r', '\n', '\f', '\v':
+		return true
+	}
+	return false
+}
+
+// sniffDelimited reports whether b, the start of an input after any byte
+// order mark (all of it when complete), reads as TSV (tsv) or CSV with the
+// real reader: the first line that is not blank has the delimiter, the
+// header has at least two fields, and at least one and up to sniffRecords
+// data records follow, each well formed with the header's number of
+// fields. When b is not complete, the input is cut after its last line end,
+// and a record that may have been cut (an odd number of quotes from its
+// start to the end of b) or whose reading looked at the end of b ends the
+// check instead of failing it. n is the number of records checked.
+func sniffDelimited(b []byte, complete, tsv bool) (n int, ok bool) {
+	delim := byte(',')
+	if tsv {
+		delim = '\t'
+	}
+	if !complete {
+		i := bytes.LastIndexByte(b, '\n')
+		if i < 0 {
+			return 0, false
 		}
-		b, err := br.Peek(n)
-		if i == 0 && bytes.HasPrefix(b, utf8BOM) {
-			i = 3
+		b = b[:i+1]
+	}
+	// The header line has the delimiter.
+	rest := b
+	for {
+		i := bytes.IndexByte(rest, '\n')
+		line := rest
+		if i >= 0 {
+			line = rest[:i+1]
 		}
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case ' ', '\t', '\r', '\n', '\f', '\v':
-				continue
-			case '{':
-				return JSONL
+		if len(trimEOL(line)) > 0 {
+			if bytes.IndexByte(line, delim) < 0 {
+				return 0, false
 			}
-			return Text
+			break
 		}
-		if err != nil || n == br.Size() {
-			return Text
+		if i < 0 {
+			return 0, false
+		}
+		rest = rest[i+1:]
+	}
+	// starts[k] is the offset of line k+1.
+	starts := []int{0}
+	for i, c := range b {
+		if c == '\n' {
+			starts = append(starts, i+1)
 		}
 	}
+	r := &Reader{name: "<stdin>"}
+	ls := &lineSrc{br: bufio.NewReader(bytes.NewReader(b))}
+	d, err := newDelimSrc(r, ls, tsv)
+	if err != nil || d.header == nil || len(d.header) < 2 || (!complete && d.headerAhead) {
+		return 0, false
+	}
+	for n < sniffRecords {
+		line, err := d.read()
+		if err == io.EOF {
+			break
+		}
+		if !complete && (err != nil || d.ahead) {
+			if err == nil {
+				break // read up to the end of b: may differ with more input
+			}
+			if line > 0 && line <= len(starts) && bytes.Count(b[starts[line-1]:], quote)%2 == 1 {
+				break // a quoted field open at the end of b: cut
+			}
+		}
+		if err != nil {
+			return n, false
+		}
+		n++
+	}
+	return n, n > 0
 }
 
 // spoolParquet copies the (decompressed) stream to a temporary file, removed
@@ -262,14 +389,6 @@ func trimEOL(b []byte) []byte {
 	return b
 }
 
-// trimLF removes a trailing "\n" only.
-func trimLF(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-	}
-	return b
-}
-
 func isBlank(b []byte) bool {
 	for _, c := range b {
 		switch c {
@@ -281,12 +400,43 @@ func isBlank(b []byte) bool {
 	return true
 }
 
+// rawSpan holds the input bytes of the current record, for Filter, which
+// copies them. Blank lines that are not records (JSONL, CSV, TSV) belong to
+// the record after them; those after the last record are the tail.
+type rawSpan struct {
+	pre  []byte // blank lines read before the current record (a copy)
+	body []byte // the record's own lines, line endings included; aliases the line source until the next read
+	buf  []byte // pre+body
+	end  []byte // blank lines after the last record, set at io.EOF
+}
+
+// raw returns the bytes of the current record: the blank lines before it,
+// its lines and their line endings (the last line of the input may have
+// none). It is valid until the next read.
+func (s *rawSpan) raw() []byte {
+	if len(s.pre) == 0 {
+		return s.body
+	}
+	s.buf = append(append(s.buf[:0], s.pre...), s.body...)
+	return s.buf
+}
+
+// tail returns the blank lines after the last record, once the source
+// returned io.EOF.
+func (s *rawSpan) tail() []byte { return s.end }
+
+// rawSource is a source whose records Filter copies byte for byte.
+type rawSource interface {
+	raw() []byte
+	tail() []byte
+}
+
 // textSrc: one document per line, every line a record.
 type textSrc struct {
 	r   *Reader
 	ls  *lineSrc
 	num int
-	raw []byte // the line without its '\n'
+	rawSpan
 }
 
 func (t *textSrc) next(rec *Record) error {
@@ -295,7 +445,7 @@ func (t *textSrc) next(rec *Record) error {
 		return t.r.ioErr(n, err)
 	}
 	t.num++
-	t.raw = trimLF(b)
+	t.body = b
 	*rec = Record{Num: t.num, Line: n, Text: trimEOL(b)}
 	return nil
 }

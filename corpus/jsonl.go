@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/valyala/fastjson"
 )
@@ -15,7 +16,9 @@ type jsonlSrc struct {
 	idField string
 	num     int
 	text    []byte
-	raw     []byte // the line without its '\n'
+	found   bool // a record had a text field
+	missing int  // records without any text field
+	rawSpan
 }
 
 func newJSONLSrc(r *Reader, ls *lineSrc, o Options) *jsonlSrc {
@@ -30,17 +33,27 @@ func newJSONLSrc(r *Reader, ls *lineSrc, o Options) *jsonlSrc {
 }
 
 func (j *jsonlSrc) next(rec *Record) error {
+	j.pre = j.pre[:0]
 	for {
 		b, n, err := j.ls.next()
+		if err == io.EOF {
+			j.end = append(j.end[:0], j.pre...)
+			if !j.found && j.missing > 0 {
+				// With SkipBad every record was skipped: the field is
+				// misnamed rather than missing here and there.
+				return &Error{File: j.r.name, Err: fmt.Errorf("%w: no record has a text field %s (%d skipped)", ErrMissingField, quoteList(j.fields), j.missing)}
+			}
+		}
 		if err != nil {
 			return j.r.ioErr(n, err)
 		}
 		line := trimEOL(b)
 		if isBlank(line) {
+			j.pre = append(j.pre, b...)
 			continue
 		}
 		j.num++
-		j.raw = trimLF(b)
+		j.body = b
 		v, err := j.p.ParseBytes(line)
 		if err != nil {
 			return j.r.bad(n, j.num, malformed("invalid JSON: %v", err))
@@ -77,8 +90,10 @@ func (j *jsonlSrc) next(rec *Record) error {
 			rec.Text = t
 		}
 		if !found {
+			j.missing++
 			return j.r.bad(n, j.num, fmt.Errorf("%w: no text field %s in the object", ErrMissingField, quoteList(j.fields)))
 		}
+		j.found = true
 		if iv := o.Get(j.idField); iv != nil {
 			switch iv.Type() {
 			case fastjson.TypeString:

@@ -35,7 +35,13 @@ func (r *Reader) openParquetFile(f io.ReaderAt, size int64) (err error) {
 			err = fmt.Errorf("parquet: %v", v)
 		}
 	}()
-	pf, err := parquet.OpenFile(f, size)
+	// Reject metadata that claims more than the file can hold before
+	// parquet-go allocates what it claims.
+	if err := checkParquet(f, size); err != nil {
+		return err
+	}
+	// The page index and bloom filters are not needed to read every row.
+	pf, err := parquet.OpenFile(f, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}

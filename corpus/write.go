@@ -3,7 +3,6 @@ package corpus
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -19,17 +18,49 @@ import (
 
 // Filter writes to w, in the format of inputs (all of one format), the records
 // of inputs for which keep(fileIndex, recordNum) is true, in input order.
-// CSV/TSV: one header row; Parquet: the schema of the first file. Dir inputs
-// are not supported here (use FilterDir).
+// Dir inputs are not supported here (use FilterDir).
 //
 // fileIndex is the 0-based index in inputs and recordNum is the Record.Num a
 // Reader opened with o gives, so records are selected exactly as read
-// (including o.SkipBad, whose skipped records are never written). Text and
-// JSONL lines are copied byte for byte (each ended by "\n"); CSV and TSV rows
-// are re-encoded with encoding/csv (Comma '\t' for TSV), and an input whose
-// header differs from the first input's is an error; Parquet rows are written
-// with the first input's schema, and a differing schema is an error. Filter
-// does not compress: wrap w with NewCompressWriter for that.
+// (including o.SkipBad, whose skipped records are never written).
+//
+// Text, JSONL, CSV and TSV records are copied byte for byte as they were
+// read (after decompression): quoting, line endings (CRLF stays CRLF) and
+// invalid UTF-8 are kept, so keeping every record of one file reproduces it
+// exactly and a subset is exactly those records' bytes. The rules that make
+// this precise:
+//   - CSV and TSV: the output has one header, the header line of the first
+//     input that has one, copied as read; a later input's header must have
+//     the same fields (compared after parsing, so quoting may differ) or
+//     Filter fails. An input with no header (empty, or blank lines only)
+//     contributes nothing.
+//   - A record's bytes are its lines, from its first line to the line end
+//     that closes it (a quoted field may span lines), preceded by the blank
+//     lines before it (JSONL, CSV and TSV, where blank lines are not
+//     records); blank lines after a file's last record are written when
+//     that record (or, for a file with no records, its header) is.
+//   - The last record of an input may lack a line end. When anything
+//     follows it in the output (a later input's records), a line end is
+//     inserted: the output's first line ending (CRLF when the first line
+//     written ends in CRLF, else LF; only LF after a record ending in CR).
+//     At the very end of the output it stays without one.
+//   - UTF-8 byte order mark: Readers drop one at the start of an input. The
+//     output starts with one when the input its first bytes come from had
+//     one, or when the first record written itself starts with one (which a
+//     reader would otherwise drop). Other inputs' marks are not written.
+//   - TSV caveat: a record with a field that starts with a stray quote is
+//     read literally when no well-quoted reading fits, which the reader may
+//     decide only after looking at the lines that follow it. Copied as is,
+//     such a record can be read differently when other lines follow it in
+//     the output (when records after it were dropped or skipped): the
+//     quoted reading may now fit and join it with the next record. An
+//     output that keeps every record of a file is the file itself and
+//     reads the same.
+//
+// Parquet rows are re-encoded with the first input's schema (a differing
+// schema is an error): values are kept, but not the file's bytes (page and
+// row group layout, compression, metadata). Filter does not compress: wrap
+// w with NewCompressWriter for that.
 func Filter(w io.Writer, inputs []string, o Options, keep func(file, num int) bool) error {
 	return filter(w, len(inputs), func(i int) (*Reader, error) { return Open(inputs[i], o) }, keep)
 }
@@ -47,8 +78,13 @@ func filter(w io.Writer, n int, open func(i int) (*Reader, error), keep func(fil
 				r.Close()
 				return err
 			}
-		} else if err := out.check(r); err != nil {
+		}
+		last, err := out.start(r)
+		if err != nil {
 			r.Close()
+			if _, ok := err.(*Error); !ok {
+				err = fmt.Errorf("corpus: write: %w", err)
+			}
 			return err
 		}
 		for {
@@ -60,12 +96,17 @@ func filter(w io.Writer, n int, open func(i int) (*Reader, error), keep func(fil
 				r.Close()
 				return err
 			}
-			if keep(i, rec.Num) {
+			last = keep(i, rec.Num)
+			if last {
 				if err := out.write(r); err != nil {
 					r.Close()
 					return fmt.Errorf("corpus: write: %w", err)
 				}
 			}
+		}
+		if err := out.end(r, last); err != nil {
+			r.Close()
+			return fmt.Errorf("corpus: write: %w", err)
 		}
 		if err := r.Close(); err != nil {
 			return err
@@ -80,19 +121,23 @@ func filter(w io.Writer, n int, open func(i int) (*Reader, error), keep func(fil
 	return nil
 }
 
-// filterWriter writes the current record of a Reader.
+// filterWriter writes the records of the inputs, one input after another.
 type filterWriter interface {
-	check(r *Reader) error // r is compatible with the first input
-	write(r *Reader) error
+	// start begins input r: it checks that r is compatible with the first
+	// input and writes what comes before r's records (a header). wrote
+	// reports that r's own header was written.
+	start(r *Reader) (wrote bool, err error)
+	write(r *Reader) error // the current record of r
+	// end finishes r after its last record; last reports that the last
+	// record (or, with none, the header) of r was written.
+	end(r *Reader, last bool) error
 	close() error
 }
 
 func newFilterWriter(w io.Writer, r *Reader) (filterWriter, error) {
 	switch r.format {
-	case Text, JSONL:
-		return &lineWriter{bw: bufio.NewWriterSize(w, 64<<10), format: r.format, first: r.name}, nil
-	case CSV, TSV:
-		return newDelimWriter(w, r)
+	case Text, JSONL, CSV, TSV:
+		return &rawWriter{bw: bufio.NewWriterSize(w, 64<<10), format: r.format, first: r.name}, nil
 	case Parquet:
 		return newParquetWriter(w, r)
 	}
@@ -106,98 +151,88 @@ func sameFormat(first Format, firstName string, r *Reader) error {
 	return nil
 }
 
-type lineWriter struct {
-	bw     *bufio.Writer
-	format Format
-	first  string
-	wrote  bool
+// rawWriter copies the bytes of text, JSONL, CSV and TSV records.
+type rawWriter struct {
+	bw      *bufio.Writer
+	format  Format
+	first   string   // name of the first input
+	header  []string // CSV/TSV: the fields of the header written; nil before
+	hname   string   // the input whose header was written
+	started bool     // something was written
+	eol     []byte   // line end to insert; nil until a chunk ends in '\n'
+	open    bool     // the last chunk written did not end in '\n'
+	lastCR  bool     // the last chunk written ended in '\r'
 }
 
-func (l *lineWriter) check(r *Reader) error { return sameFormat(l.format, l.first, r) }
-
-func (l *lineWriter) write(r *Reader) error {
-	var raw []byte
-	switch s := r.src.(type) {
-	case *textSrc:
-		raw = s.raw
-	case *jsonlSrc:
-		raw = s.raw
+func (w *rawWriter) start(r *Reader) (bool, error) {
+	if err := sameFormat(w.format, w.first, r); err != nil {
+		return false, err
 	}
-	if !l.wrote && bytes.HasPrefix(raw, utf8BOM) {
-		// Readers drop one byte order mark at the start: keep the line's.
-		l.bw.Write(utf8BOM)
+	d, ok := r.src.(*delimSrc)
+	if !ok || d.header == nil {
+		return false, nil
 	}
-	l.wrote = true
-	l.bw.Write(raw)
-	return l.bw.WriteByte('\n')
-}
-
-func (l *lineWriter) close() error { return l.bw.Flush() }
-
-type delimWriter struct {
-	bw     *bufio.Writer
-	cw     *csv.Writer
-	format Format
-	first  string
-	header []string
-	wrote  bool
-}
-
-func newDelimWriter(w io.Writer, r *Reader) (*delimWriter, error) {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	// csv.NewWriter reuses bw, so rows written to bw directly stay in order.
-	d := &delimWriter{bw: bw, cw: csv.NewWriter(bw), format: r.format, first: r.name}
-	if r.format == TSV {
-		d.cw.Comma = '\t'
-	}
-	if s := r.src.(*delimSrc); s.header != nil {
-		d.header = s.header
-		if err := d.row(s.header); err != nil {
-			return nil, err
+	if w.header != nil {
+		if !slices.Equal(d.header, w.header) {
+			return false, &Error{File: r.name, Err: fmt.Errorf("header %s differs from the header of %s (%s)", quoteList(d.header), w.hname, quoteList(w.header))}
 		}
+		return false, nil
 	}
-	return d, nil
+	w.header, w.hname = d.header, r.name
+	return true, w.chunk(r, d.headerRaw)
 }
 
-func (d *delimWriter) check(r *Reader) error {
-	if err := sameFormat(d.format, d.first, r); err != nil {
-		return err
-	}
-	h := r.src.(*delimSrc).header
-	if h == nil { // empty input: nothing to write
+func (w *rawWriter) write(r *Reader) error {
+	return w.chunk(r, r.src.(rawSource).raw())
+}
+
+func (w *rawWriter) end(r *Reader, last bool) error {
+	if !last {
 		return nil
 	}
-	if d.header == nil { // the first inputs were empty
-		d.header = h
-		return d.row(h)
-	}
-	if !slices.Equal(h, d.header) {
-		return &Error{File: r.name, Err: fmt.Errorf("header %s differs from the header of %s (%s)", quoteList(h), d.first, quoteList(d.header))}
-	}
-	return nil
+	return w.chunk(r, r.src.(rawSource).tail())
 }
 
-func (d *delimWriter) write(r *Reader) error { return d.row(r.src.(*delimSrc).strings()) }
-
-// row writes one row. encoding/csv writes a row of one empty field as an
-// empty line, which readers skip, so that row is written as `""`.
-func (d *delimWriter) row(fields []string) error {
-	if !d.wrote && len(fields) > 0 && strings.HasPrefix(fields[0], "\ufeff") {
-		// Readers drop one byte order mark at the start: keep the field's.
-		d.bw.Write(utf8BOM)
+// chunk writes b, bytes of r, after the byte order mark the output starts
+// with and the line end the previous chunk lacked.
+func (w *rawWriter) chunk(r *Reader, b []byte) error {
+	if len(b) == 0 {
+		return nil
 	}
-	d.wrote = true
-	if len(fields) == 1 && fields[0] == "" {
-		_, err := d.bw.WriteString("\"\"\n")
-		return err
+	if !w.started {
+		w.started = true
+		if r.bom || bytes.HasPrefix(b, utf8BOM) {
+			// Readers drop one mark at the start: keep the input's, or
+			// the record's own.
+			w.bw.Write(utf8BOM)
+		}
 	}
-	return d.cw.Write(fields)
+	if w.open {
+		switch {
+		case w.lastCR:
+			w.bw.WriteByte('\n')
+		case w.eol != nil:
+			w.bw.Write(w.eol)
+		default:
+			w.bw.WriteByte('\n')
+		}
+	}
+	_, err := w.bw.Write(b)
+	n := len(b)
+	w.open = b[n-1] != '\n'
+	w.lastCR = b[n-1] == '\r'
+	if w.eol == nil && !w.open {
+		w.eol = crlf[1:]
+		if n > 1 && b[n-2] == '\r' {
+			w.eol = crlf
+		}
+	}
+	return err
 }
 
-func (d *delimWriter) close() error {
-	d.cw.Flush()
-	return d.cw.Error()
-}
+var crlf = []byte("\r\n")
+
+func (w *rawWriter) close() error { return w.bw.Flush() }
 
 type parquetWriter struct {
 	pw     *parquet.Writer
@@ -210,15 +245,17 @@ func newParquetWriter(w io.Writer, r *Reader) (*parquetWriter, error) {
 	return &parquetWriter{pw: parquet.NewWriter(w, s), schema: s, first: r.name}, nil
 }
 
-func (p *parquetWriter) check(r *Reader) error {
+func (p *parquetWriter) start(r *Reader) (bool, error) {
 	if err := sameFormat(Parquet, p.first, r); err != nil {
-		return err
+		return false, err
 	}
 	if s := r.src.(*parquetSrc).file.Schema(); !parquet.EqualNodes(s, p.schema) {
-		return &Error{File: r.name, Err: fmt.Errorf("parquet schema differs from the schema of %s:\n%v\nwant:\n%v", p.first, s, p.schema)}
+		return false, &Error{File: r.name, Err: fmt.Errorf("parquet schema differs from the schema of %s:\n%v\nwant:\n%v", p.first, s, p.schema)}
 	}
-	return nil
+	return false, nil
 }
+
+func (p *parquetWriter) end(*Reader, bool) error { return nil }
 
 func (p *parquetWriter) write(r *Reader) error {
 	row := r.src.(*parquetSrc).row
@@ -232,7 +269,10 @@ func (p *parquetWriter) close() error { return p.pw.Close() }
 // keep into dst (which must not exist), keeping relative paths.
 //
 // Record numbers are those a Reader of src gives (the 1-based position in the
-// walk, hidden files skipped). Files are copied byte for byte with their
+// walk, hidden files skipped). Binary files, which a Reader skips unless
+// Options.IncludeBinary, have numbers too and are copied when keep says so:
+// a caller that keeps every number it did not find to be a duplicate passes
+// them through unchanged. Files are copied byte for byte with their
 // permission bits.
 func FilterDir(dst, src string, keep func(num int) bool) error {
 	if _, err := os.Lstat(dst); err == nil {

@@ -1,23 +1,31 @@
 // Package atomicfile writes a file so that readers see either the old file
 // or the complete new one: data goes to a temporary file in the same
-// directory, which Commit syncs and renames over the target.
+// directory, which Commit syncs, renames over the target and makes durable
+// by syncing the directory.
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"syscall"
 )
 
 // File is a pending file. Write to it, then Commit or Abort. It is not safe
-// for concurrent use.
+// for concurrent use. Errors from Create, Commit, Write, WriteString and
+// ReadFrom name the destination path given to Create, never the temporary
+// file (other methods of the embedded *os.File report its own name).
 type File struct {
 	*os.File
 	path string
 	done bool
 }
 
-// Create starts writing path. Nothing appears at path until Commit.
+// Create starts writing path. Nothing appears at path until Commit. The
+// temporary file is created in path's directory, named "." + base + ".tmp*".
 func Create(path string) (*File, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -25,35 +33,76 @@ func Create(path string) (*File, error) {
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", path, err)
+		return nil, fmt.Errorf("create %s: %w", path, pathless(err))
 	}
 	return &File{File: f, path: path}, nil
 }
 
-// Commit flushes the data to disk and renames it to the target path.
+// Write writes b to the pending file. An error is the *os.PathError the
+// write gave, with the destination path in place of the temporary name.
+func (f *File) Write(b []byte) (int, error) {
+	n, err := f.File.Write(b)
+	return n, f.dest(err)
+}
+
+// WriteString is Write for a string.
+func (f *File) WriteString(s string) (int, error) {
+	n, err := f.File.WriteString(s)
+	return n, f.dest(err)
+}
+
+// ReadFrom copies r to the pending file until io.EOF (see io.ReaderFrom).
+// Errors of the file are reported as for Write.
+func (f *File) ReadFrom(r io.Reader) (int64, error) {
+	n, err := f.File.ReadFrom(r)
+	return n, f.dest(err)
+}
+
+// dest replaces the temporary file's name in a *os.PathError by the
+// destination path.
+func (f *File) dest(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) && pe.Path == f.File.Name() {
+		return &os.PathError{Op: pe.Op, Path: f.path, Err: pe.Err}
+	}
+	return err
+}
+
+// Commit flushes the data to disk, renames it to the target path (mode
+// 0644) and syncs the target's directory so that the rename survives a
+// crash. When Commit fails before the rename, the temporary file is removed
+// and the target is unchanged. A failure to sync the directory is returned
+// after the rename, with the new content in place but perhaps not durable,
+// except that a file system that cannot sync directories (EINVAL, ENOTSUP,
+// as some network and FUSE file systems answer) is not an error; Windows is
+// not synced. Errors name
+// the target path. Commit after Commit or Abort is an error.
 func (f *File) Commit() error {
 	if f.done {
 		return fmt.Errorf("commit %s: already finished", f.path)
 	}
 	f.done = true
 	tmp := f.File.Name()
+	fail := func(err error) error {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", f.path, pathless(err))
+	}
 	if err := f.File.Sync(); err != nil {
 		f.File.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", f.path, err)
+		return fail(err)
 	}
 	if err := f.File.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", f.path, err)
+		return fail(err)
 	}
 	// CreateTemp makes the file 0600; give it the usual permissions.
 	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", f.path, err)
+		return fail(err)
 	}
 	if err := os.Rename(tmp, f.path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", f.path, err)
+		return fail(err)
+	}
+	if err := syncDirHook(filepath.Dir(f.path)); err != nil {
+		return fmt.Errorf("write %s: sync directory: %w", f.path, pathless(err))
 	}
 	return nil
 }
@@ -67,4 +116,49 @@ func (f *File) Abort() {
 	tmp := f.File.Name()
 	f.File.Close()
 	os.Remove(tmp)
+}
+
+// syncDir fsyncs directory dir, so that a rename into it is durable. File
+// systems that do not support syncing a directory (EINVAL, ENOTSUP) are
+// accepted silently: there is nothing more to do on them. On Windows it
+// does nothing.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil // directories cannot be opened for syncing; NTFS journals renames
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return unsupportedOK(err)
+}
+
+// syncDirHook is syncDir; tests replace it.
+var syncDirHook = syncDir
+
+// unsupportedOK returns nil for the errors of a file system that cannot sync
+// a directory (EINVAL, ENOTSUP), else err.
+func unsupportedOK(err error) error {
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP) {
+		return nil
+	}
+	return err
+}
+
+// pathless drops the *os.PathError around err, whose path is the temporary
+// file's name: the caller's message names the destination instead.
+func pathless(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return fmt.Errorf("%s: %w", le.Op, le.Err)
+	}
+	return err
 }

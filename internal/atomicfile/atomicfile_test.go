@@ -1,8 +1,12 @@
 package atomicfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -16,7 +20,9 @@ func TestCommitAndAbort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString("new")
+	if _, err := f.WriteString("new"); err != nil {
+		t.Fatal(err)
+	}
 	if b, _ := os.ReadFile(p); string(b) != "old" {
 		t.Fatalf("target changed before Commit: %q", b)
 	}
@@ -26,11 +32,19 @@ func TestCommitAndAbort(t *testing.T) {
 	if b, _ := os.ReadFile(p); string(b) != "new" {
 		t.Fatalf("after Commit: %q", b)
 	}
+	if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("mode after Commit: %v, %v", st.Mode(), err)
+	}
+	if err := f.Commit(); err == nil || !strings.Contains(err.Error(), p) {
+		t.Errorf("second Commit: %v", err)
+	}
 	g, err := Create(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.WriteString("half")
+	if _, err := g.Write([]byte("half")); err != nil {
+		t.Fatal(err)
+	}
 	g.Abort()
 	if b, _ := os.ReadFile(p); string(b) != "new" {
 		t.Fatalf("Abort changed the target: %q", b)
@@ -42,7 +56,134 @@ func TestCommitAndAbort(t *testing.T) {
 }
 
 func TestCreateInMissingDir(t *testing.T) {
-	if _, err := Create(filepath.Join(t.TempDir(), "nope", "x")); err == nil {
-		t.Fatal("want an error for a missing directory")
+	p := filepath.Join(t.TempDir(), "nope", "x")
+	_, err := Create(p)
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Create in a missing directory: %v, want ErrNotExist", err)
+	}
+	if !strings.Contains(err.Error(), p) || strings.Contains(err.Error(), ".tmp") {
+		t.Errorf("error %q should name %s and not the temporary file", err, p)
+	}
+}
+
+// TestCommitSyncsDir checks that Commit syncs the target's directory after
+// the rename and reports a failure naming the target.
+func TestCommitSyncsDir(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.txt")
+	var synced []string
+	var fail error
+	old := syncDirHook
+	defer func() { syncDirHook = old }()
+	syncDirHook = func(d string) error {
+		// The rename has happened when the directory is synced.
+		if b, err := os.ReadFile(p); err != nil || string(b) != "data" {
+			t.Errorf("directory synced before the rename: %q, %v", b, err)
+		}
+		synced = append(synced, d)
+		if fail != nil {
+			return fail
+		}
+		return old(d)
+	}
+	commit := func() error {
+		f, err := Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("data")
+		return f.Commit()
+	}
+	if err := commit(); err != nil {
+		t.Fatal(err)
+	}
+	if len(synced) != 1 || synced[0] != dir {
+		t.Fatalf("synced %q, want [%s]", synced, dir)
+	}
+	fail = &fs.PathError{Op: "sync", Path: dir, Err: syscall.EIO}
+	err := commit()
+	if !errors.Is(err, syscall.EIO) || !strings.Contains(err.Error(), p) {
+		t.Errorf("sync failure: %v; want EIO naming %s", err, p)
+	}
+	// A relative path in the working directory syncs ".".
+	t.Chdir(dir)
+	synced, fail = nil, nil
+	p = "rel.txt"
+	if err := commit(); err != nil {
+		t.Fatal(err)
+	}
+	if len(synced) != 1 || synced[0] != "." {
+		t.Errorf("synced %q, want [.]", synced)
+	}
+}
+
+func TestSyncDir(t *testing.T) {
+	if err := syncDir(t.TempDir()); err != nil {
+		t.Errorf("syncDir: %v", err)
+	}
+	if err := syncDir(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("syncDir of a missing directory: %v", err)
+	}
+	for _, e := range []error{syscall.EINVAL, syscall.ENOTSUP, &fs.PathError{Op: "sync", Path: "d", Err: syscall.EINVAL}} {
+		if err := unsupportedOK(e); err != nil {
+			t.Errorf("unsupportedOK(%v) = %v, want nil", e, err)
+		}
+	}
+	if err := unsupportedOK(syscall.EIO); err != syscall.EIO {
+		t.Errorf("unsupportedOK(EIO) = %v", err)
+	}
+}
+
+// TestErrorsNameTheTarget makes writes and the rename fail and checks that
+// the errors name the destination, not the temporary file.
+func TestErrorsNameTheTarget(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.csv")
+	f, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := f.File.Name()
+	f.File.Close() // make writes fail
+	check := func(what string, err error) {
+		t.Helper()
+		if err == nil {
+			t.Fatalf("%s: no error", what)
+		}
+		if !strings.Contains(err.Error(), p) || strings.Contains(err.Error(), filepath.Base(tmp)) {
+			t.Errorf("%s: %q should name %s, not %s", what, err, p, tmp)
+		}
+	}
+	_, err = f.Write([]byte("x"))
+	check("Write", err)
+	if !errors.Is(err, os.ErrClosed) {
+		t.Errorf("Write error %v does not wrap os.ErrClosed", err)
+	}
+	_, err = f.WriteString("x")
+	check("WriteString", err)
+	_, err = f.ReadFrom(strings.NewReader("x"))
+	check("ReadFrom", err)
+	check("Commit", f.Commit())
+	if _, err := os.Stat(tmp); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("temporary file left after a failed Commit: %v", err)
+	}
+
+	// The rename fails when the target is a non-empty directory.
+	q := filepath.Join(dir, "taken")
+	if err := os.MkdirAll(filepath.Join(q, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Create(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp = g.File.Name()
+	g.WriteString("data")
+	err = g.Commit()
+	if err == nil || !strings.Contains(err.Error(), q) || strings.Contains(err.Error(), filepath.Base(tmp)) {
+		t.Errorf("rename over a directory: %v", err)
+	}
+	if _, err := os.Stat(tmp); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("temporary file left after a failed rename: %v", err)
 	}
 }
