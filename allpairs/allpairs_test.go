@@ -128,8 +128,14 @@ func TestJoinAgainstBruteForce(t *testing.T) {
 	} {
 		for trial := range 4 {
 			sets := randomSets(rng, shape.n, shape.vocab, shape.maxLen)
+			all := brute(sets, 0.1) // the lowest threshold below: filtered for the others
 			for _, th := range []float64{0.1, 0.3, 0.5, 0.8, 1.0, 2.0 / 3, 0.75, 0.9} {
-				want := brute(sets, th)
+				want := map[pairKey]float64{}
+				for k, jac := range all {
+					if jac >= th {
+						want[k] = jac
+					}
+				}
 				total += len(want)
 				for _, workers := range []int{1, 2, 5} {
 					name := fmt.Sprintf("shape %+v trial %d t=%v workers=%d", shape, trial, th, workers)
@@ -140,6 +146,31 @@ func TestJoinAgainstBruteForce(t *testing.T) {
 	}
 	if total < 10000 {
 		t.Errorf("only %d reference pairs: inputs too easy", total)
+	}
+}
+
+// TestJoinSyntheticSample checks a sample of the benchmark corpus (see
+// syntheticCorpus) against brute force, so the benchmark's input is known to
+// be joined correctly.
+func TestJoinSyntheticSample(t *testing.T) {
+	thresholds := []float64{0.3, 0.5, 0.8}
+	for _, c := range []struct{ vocab, shingle int }{{0, 0}, {1 << 20, 3}, {1 << 20, 1}, {5000, 1}} {
+		sets := syntheticCorpus(400, c.vocab, c.shingle)
+		// The pairs at a higher threshold are a subset of those at the
+		// lowest: one brute-force pass serves all three.
+		all := brute(sets, thresholds[0])
+		for _, th := range thresholds {
+			want := map[pairKey]float64{}
+			for k, jac := range all {
+				if jac >= th {
+					want[k] = jac
+				}
+			}
+			compare(t, fmt.Sprintf("%+v t=%v", c, th), collect(t, sets, th, 2), want)
+			if th == 0.5 && len(want) < 30 {
+				t.Errorf("%+v: only %d pairs", c, len(want))
+			}
+		}
 	}
 }
 

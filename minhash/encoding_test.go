@@ -12,7 +12,7 @@ import (
 func TestEncodingGolden(t *testing.T) {
 	sig := []uint32{0x11223344, 0, 0xffffffff}
 	got := AppendEncoding([]byte("x"), 0x0102030405060708, sig)
-	want, _ := hex.DecodeString("78" + "4e444d48" + "01" + "03" + "0807060504030201" + "44332211" + "00000000" + "ffffffff")
+	want := mustHex(t, "78"+"4e444d48"+"01"+"03"+"0807060504030201"+"44332211"+"00000000"+"ffffffff")
 	if !bytes.Equal(got, want) {
 		t.Fatalf("AppendEncoding = %x, want %x", got, want)
 	}
@@ -21,6 +21,37 @@ func TestEncodingGolden(t *testing.T) {
 	if err != nil || seed != 0x0102030405060708 || n != len(got)-1 || !slices.Equal(dec, append([]uint32{7}, sig...)) {
 		t.Fatalf("Decode = %x, %#x, %d, %v", dec, seed, n, err)
 	}
+}
+
+// TestEncodingGoldenLong pins the encoding of a 128-slot signature, whose
+// slot count takes two uvarint bytes (80 01).
+func TestEncodingGoldenLong(t *testing.T) {
+	sig := mustNew(t, 128, 42).AppendSignature(nil, goldenSet())
+	got := AppendEncoding(nil, 42, sig)
+	head := mustHex(t, "4e444d48"+"01"+"8001"+"2a00000000000000")
+	if len(got) != len(head)+4*128 || !bytes.Equal(got[:len(head)], head) {
+		t.Fatalf("AppendEncoding = %d bytes starting %x, want %d starting %x", len(got), got[:min(len(got), len(head))], len(head)+4*128, head)
+	}
+	// The body is the slots in order, little-endian; the first 16 are
+	// goldenSig.
+	body := mustHex(t, "9808c500"+"d32fbc03"+"8cabac05"+"ced86c00")
+	if !bytes.Equal(got[len(head):len(head)+len(body)], body) {
+		t.Errorf("first slots encode as %x, want %x", got[len(head):len(head)+len(body)], body)
+	}
+	dec, seed, n, err := Decode(nil, got)
+	if err != nil || seed != 42 || n != len(got) || !slices.Equal(dec, sig) || !slices.Equal(dec[:16], goldenSig) {
+		t.Fatalf("Decode = %d slots, seed %d, %d bytes, %v", len(dec), seed, n, err)
+	}
+}
+
+// mustHex decodes a hex literal of a test.
+func mustHex(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatalf("bad hex literal %q: %v", s, err)
+	}
+	return b
 }
 
 func TestEncodingRoundTrip(t *testing.T) {

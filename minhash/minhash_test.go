@@ -166,11 +166,34 @@ var goldenSig = []uint32{
 	0x01d0675e, 0x017e4806, 0x02f4431c, 0x0ee94c7d, 0x036cb516, 0x00dcf2c8, 0x00a12195, 0x016324b9,
 }
 
+// goldenShortSig is the 13-slot signature, seed 0, of goldenShortSet: a
+// set with fewer elements than slots, holding the extreme values, and a
+// slot count that is not a multiple of the vector width.
+var (
+	goldenShortSet = []uint64{0, 1, 0xffffffffffffffff}
+	goldenShortSig = []uint32{
+		0x509946a4, 0xf1c75b8f, 0x389215a2, 0x9901787c, 0x329dc11c, 0x285213bd, 0x07fdd515,
+		0x3a094ead, 0x40f8996c, 0x0c8176cb, 0x8404eabd, 0x423f5caf, 0x70da84c6,
+	}
+)
+
 func TestGoldenSignature(t *testing.T) {
+	// The literals were computed independently; the reference must agree
+	// with them too, or it is the reference that drifted.
+	if ref := referenceSignature(16, 42, goldenSet()); !slices.Equal(ref, goldenSig) {
+		t.Errorf("reference disagrees with the golden signature:\n got %#08x\nwant %#08x", ref, goldenSig)
+	}
+	if ref := referenceSignature(13, 0, goldenShortSet); !slices.Equal(ref, goldenShortSig) {
+		t.Errorf("reference disagrees with the short golden signature:\n got %#08x\nwant %#08x", ref, goldenShortSig)
+	}
 	forEachKernel(t, func(t *testing.T) {
 		got := mustNew(t, 16, 42).AppendSignature(nil, goldenSet())
 		if !slices.Equal(got, goldenSig) {
 			t.Errorf("golden signature drifted:\n got %#08x\nwant %#08x", got, goldenSig)
+		}
+		got = mustNew(t, 13, 0).AppendSignature(nil, goldenShortSet)
+		if !slices.Equal(got, goldenShortSig) {
+			t.Errorf("short golden signature drifted:\n got %#08x\nwant %#08x", got, goldenShortSig)
 		}
 	})
 }

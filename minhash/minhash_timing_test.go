@@ -62,3 +62,31 @@ func BenchmarkEstimate(b *testing.B) {
 	}
 	sinkFloat = s
 }
+
+func BenchmarkAppendWeightedSignature(b *testing.B) {
+	r := rand.New(rand.NewPCG(17, 18))
+	for _, n := range []int{16, 250, 1000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			h := mustNew(b, DefaultSlots, 1)
+			set := randomSet(r, n)
+			w := randomWeights(r, n, 1, 12)
+			dst := make([]uint32, 0, DefaultSlots)
+			b.ReportAllocs()
+			b.SetBytes(int64(8 * n))
+			for b.Loop() {
+				dst = h.AppendWeightedSignature(dst[:0], set, w)
+			}
+			sinkSig = dst
+		})
+	}
+}
+
+func BenchmarkWeightedJaccard(b *testing.B) {
+	r := rand.New(rand.NewPCG(19, 20))
+	x, wx, y, wy, _ := weightedPair(r, 200, 50, 50, 1, 12)
+	x, wx, y, wy = sorted(x, wx, y, wy, 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		sinkFloat = WeightedJaccard(x, wx, y, wy)
+	}
+}

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // Pieces for random text: words of many scripts and lengths, separators,
@@ -36,6 +36,31 @@ var (
 		"", "",
 	}
 )
+
+// hugeEnv names the environment variable that enables the huge tests and
+// sizes (100 MB documents, a 20 MB token, a 3-million-element sort). They
+// take about half a minute and over 3 GB of memory, so ordinary runs
+// (go test ./...) leave them out and CI runs them in a step of their own
+// with NEARDUP_HUGE_TESTS=1. Smaller versions of the same checks always run.
+const hugeEnv = "NEARDUP_HUGE_TESTS"
+
+// hugeTests reports whether the huge tests are enabled: hugeEnv is set to
+// something other than "" or "0", and -short is not given.
+func hugeTests() bool {
+	v := os.Getenv(hugeEnv)
+	return v != "" && v != "0" && !testing.Short()
+}
+
+// skipUnlessHuge skips t unless the huge tests are enabled.
+func skipUnlessHuge(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("huge test: skipped with -short")
+	}
+	if !hugeTests() {
+		t.Skipf("huge test: set %s=1 to run it", hugeEnv)
+	}
+}
 
 // randText returns a random text of about n pieces.
 func randText(r *rand.Rand, n int) string {
@@ -294,6 +319,31 @@ func TestGolden(t *testing.T) {
 	f(Options{Mode: Char, N: 3}, "日本語 テキスト", 0x11cfc174d6f8fdde, 0x1abb36a4ae80b111, 0x1d3d8e8c110dcd8f,
 		0x1f2848f9cdfef123, 0x59c5761fe3b593cf, 0x71ce3e3b08db97a8)
 	f(Options{Mode: Char, N: 5}, "\xffAb", 0x682a6fa8bba045f)
+
+	// Word mode: fewer tokens than N, no token, the chained hash of N > 3
+	// (the ring rather than registers), tokens across 8-byte chunks,
+	// invalid UTF-8 splitting tokens, and runes whose lower case differs
+	// in length (İ, the Kelvin sign, ẞ).
+	f(Options{Mode: Word, N: 3}, "Hello, world", 0xb0549e9fd7a7e3ca)
+	f(Options{Mode: Word, N: 3}, "  ...  ")
+	f(Options{Mode: Word, N: 5}, "one two three four five six seven", 0x3f03b7cb60509807, 0x7196d423fb2385a7, 0xcee2a440d8aa054e)
+	f(Options{Mode: Word, N: 2}, "Internationalization ABCDEFGHIJKLMNOPQ 2024", 0x54c293d3c6c7f141, 0x950abe002d13302a)
+	f(Options{Mode: Word, N: 2}, "caf\xe9 au\xfflait, pla\u00eet", 0x644ce1f412d7855e, 0x9e4bfc2260df941f, 0xee793906c2b986b2)
+	f(Options{Mode: Word, N: 1}, "\u0130stanbul \u212aelvin STRASSE \u1e9e", 0x2289c15095aedd8a, 0x389ff69d1c885b88, 0x488b8bd7402403c9, 0x9645381bddff01fa)
+	// Bag mode: occurrences 1 and 2 of repeated shingles, word and char.
+	f(Options{Mode: Word, N: 1, Bag: true}, "a rose is a rose is a rose", 0x13c90182d2d92c30, 0x1c978d0b5539d7a5,
+		0x3852904e6ccfca12, 0x7cade7f96d3f451f, 0x881908b05dab40a9, 0xa46bc36556439332, 0xaf618ed650a71e8d, 0xbe75a1baea09a9da)
+	f(Options{Mode: Char, N: 4, Bag: true}, "abcabcabcabc", 0x06c771668a856233, 0x071367660d322c40, 0x21f76f4115f95fc7,
+		0x224096676454add3, 0x70717ba49da2ea82, 0x7996f8085b7afb87, 0x89c7b071059a57ae, 0xa288b04ac0038621, 0xec6e6e2bb29e86ce)
+	// Char mode: N = 8 (one full chunk) and N = 9 (two chunks) on ASCII,
+	// invalid UTF-8 and Unicode white space, a text shorter than N after
+	// trimming, and white space only.
+	f(Options{Mode: Char, N: 8}, "abcdefghij", 0x133bd43a6ad595dd, 0x169c59773d1504b5, 0x7ea870d3201fe6b5)
+	f(Options{Mode: Char, N: 9}, "Near-Duplicate", 0x3a5c32323abf04f4, 0x4fe629cde7f4307e, 0x537876fd390b5acb,
+		0x8ed603d5c59fb9a9, 0xcf2f9f856b1f120c, 0xd8d908578aefef46)
+	f(Options{Mode: Char, N: 4}, "a\xffb\u00a0\u3000c\xc3", 0x44e9ee5a8529ad7e, 0x7b0c78ca10790a4c, 0x89d2fe582c059810)
+	f(Options{Mode: Char, N: 5}, "  Hi  ", 0xa1336e4a9890b871)
+	f(Options{Mode: Char, N: 5}, " \t\u3000 ")
 	// H itself, on the empty string and across a chunk boundary.
 	if got, want := hashBytes(nil), mum(k0, k2); got != want {
 		t.Errorf("H(\"\") = %#x, want mum(K0, K2) = %#x", got, want)
@@ -327,12 +377,15 @@ func TestAllocs(t *testing.T) {
 }
 
 // TestSort checks the sort at sizes that take each path, on uniform keys,
-// keys with many duplicates and keys that share their top bits.
+// keys with many duplicates and keys that share their top bits. The sizes
+// above bucketMax reach the flag sort; with "low17" it recurses into parts
+// still above bucketMax, and with "tiny" (all keys below 256) one part
+// stays above bucketMax down to the low byte, which goes to slices.Sort.
 func TestSort(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	s := mustNew(t, Options{})
 	sizes := []int{0, 1, 2, 3, 23, 24, 25, 100, 1000, bucketMax, bucketMax + 1, 300000}
-	if !testing.Short() {
+	if hugeTests() {
 		sizes = append(sizes, 3_000_000)
 	}
 	gens := map[string]func() uint64{
@@ -340,6 +393,8 @@ func TestSort(t *testing.T) {
 		"dups":    func() uint64 { return uint64(r.IntN(50)) * 0x0123456789abcdef },
 		"sametop": func() uint64 { return 0xabcd<<48 | r.Uint64()>>16 },
 		"small":   func() uint64 { return r.Uint64N(1 << 20) },
+		"low17":   func() uint64 { return r.Uint64N(1 << 17) },
+		"tiny":    func() uint64 { return r.Uint64N(256) },
 	}
 	for name, gen := range gens {
 		for _, n := range sizes {
@@ -357,20 +412,19 @@ func TestSort(t *testing.T) {
 	}
 }
 
-// TestHuge shingles 100 MB documents. The hashing is checked against the
-// reference on smaller texts; this checks the sort, numbering and dedup
-// paths at scale.
-func TestHuge(t *testing.T) {
-	if testing.Short() {
-		t.Skip("100 MB documents")
-	}
+// checkLargeDocument shingles a document of about size bytes, made of words
+// from a 50,000-word vocabulary, and compares each set with slices.Sort and
+// slices.Compact of the raw hashes. The hashing is checked against the
+// reference on smaller texts; this checks the sort (the flag sort, above
+// bucketMax elements), bag numbering and dedup at scale.
+func checkLargeDocument(t *testing.T, size int) {
 	r := rand.New(rand.NewPCG(9, 10))
 	var b bytes.Buffer
 	words := make([]string, 50000)
 	for i := range words {
 		words[i] = fmt.Sprintf("w%x", r.Uint32())
 	}
-	for b.Len() < 100<<20 {
+	for b.Len() < size {
 		b.WriteString(words[r.IntN(len(words))])
 		b.WriteString(pieceSeps[r.IntN(8)])
 		if r.IntN(1000) == 0 {
@@ -378,11 +432,13 @@ func TestHuge(t *testing.T) {
 		}
 	}
 	text := b.Bytes()
-	// Word mode, about 10 million shingles: compare with slices.Sort and
-	// slices.Compact of the raw hashes.
+	// Word mode, about size/10 shingles.
 	for _, o := range []Options{{Mode: Word, N: 1, Bag: true}, {Mode: Word, N: 3}} {
 		s := mustNew(t, o)
 		got := s.AppendSet(nil, text)
+		if len(got) <= bucketMax {
+			t.Fatalf("%+v: %d shingles, too few to reach the flag sort (> %d)", o, len(got), bucketMax)
+		}
 		raw := s.appendWord(nil, text)
 		slices.Sort(raw)
 		if o.Bag {
@@ -391,14 +447,13 @@ func TestHuge(t *testing.T) {
 		}
 		raw = slices.Compact(raw)
 		if !slices.Equal(got, raw) {
-			t.Fatalf("%+v: 100 MB set differs from slices.Sort+Compact (%d vs %d)", o, len(got), len(raw))
+			t.Fatalf("%+v: %d-byte set differs from slices.Sort+Compact (%d vs %d)", o, len(text), len(got), len(raw))
 		}
-		t.Logf("%+v: %d shingles", o, len(got))
 	}
-	// Char mode, 100 million shingles with heavy repetition: a block
+	// Char mode, about size shingles with heavy repetition: a block
 	// repeated k times has the same set as the block repeated twice.
 	block := text[:4000]
-	k := 100 << 20 / len(block)
+	k := size / len(block)
 	s := mustNew(t, Options{Mode: Char, N: 5})
 	got := s.AppendSet(nil, bytes.Repeat(block, k))
 	want := s.AppendSet(nil, bytes.Repeat(block, 2))
@@ -407,17 +462,35 @@ func TestHuge(t *testing.T) {
 	}
 }
 
-// TestHugeToken checks a 20 MB token against the reference's hash.
-func TestHugeToken(t *testing.T) {
-	tok := strings.Repeat("aBcDeFgHiJ", 2<<20)
+// TestLargeDocument runs checkLargeDocument on 2 MB: a few hundred thousand
+// word shingles and 2 million char shingles.
+func TestLargeDocument(t *testing.T) {
+	checkLargeDocument(t, 2<<20)
+}
+
+// TestHuge runs checkLargeDocument on 100 MB documents: about 10 million
+// word shingles and 100 million char shingles. It needs NEARDUP_HUGE_TESTS.
+func TestHuge(t *testing.T) {
+	skipUnlessHuge(t)
+	checkLargeDocument(t, 100<<20)
+}
+
+// TestLongToken checks a token of 1 MB (20 MB with NEARDUP_HUGE_TESTS)
+// against the reference's hash: ASCII only (the fast path), after and
+// before multi-byte runes, and followed by invalid UTF-8.
+func TestLongToken(t *testing.T) {
+	reps := 100_000
+	if hugeTests() {
+		reps = 2 << 20
+	}
+	tok := strings.Repeat("aBcDeFgHiJ", reps)
 	for _, text := range []string{tok, "ü" + tok + "é", tok + "\xff"} {
 		got := mustNew(t, Options{Mode: Word, N: 1}).AppendSet(nil, []byte(text))
-		want := refHash(Word, []string{strings.ToLower(strings.Trim(text, "\xff"))})
+		want := refHash(Word, []string{strings.ToLower(strings.TrimSuffix(text, "\xff"))})
 		if len(got) != 1 || got[0] != want {
-			t.Fatalf("huge token: got %x, want %x", got, want)
+			t.Fatalf("%d-byte token: got %x, want %x", len(text), got, want)
 		}
 	}
-	_ = utf8.RuneError
 }
 
 // TestJaccardAtLeast compares the early-exit check with Jaccard on random
@@ -526,8 +599,8 @@ func TestIntersectionKernels(t *testing.T) {
 // the sets built from it are the shingle sets.
 func TestAppendTokens(t *testing.T) {
 	texts := []string{"", "   ", "Hello, World! Héllo wörld 42", "  a\u00a0b\t\tc  ", "possibilitÃ  di\xffparcheggio", "ΑΒΓ δεζ", "x"}
-	w, _ := New(Options{})
-	c, _ := New(Options{Mode: Char})
+	w := mustNew(t, Options{})
+	c := mustNew(t, Options{Mode: Char})
 	for _, text := range texts {
 		var want []uint64
 		for _, tok := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !isTokenRune(r) }) {

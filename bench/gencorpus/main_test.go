@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,8 +134,8 @@ func TestFlags(t *testing.T) {
 			t.Errorf("%q: err %v, want errUsage", args, err)
 		}
 	}
-	if err := run(context.Background(), []string{"-n", "10", "-o", filepath.Join(t.TempDir(), "no", "such", "dir.jsonl")}, io.Discard); err == nil {
-		t.Error("writing into a missing directory succeeded")
+	if err := run(context.Background(), []string{"-n", "10", "-o", filepath.Join(t.TempDir(), "no", "such", "dir.jsonl")}, io.Discard); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("writing into a missing directory: err %v, want fs.ErrNotExist", err)
 	}
 }
 
@@ -144,25 +145,44 @@ func TestWriteFileAtomic(t *testing.T) {
 	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	read := func() string {
+		t.Helper()
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
 	boom := errors.New("boom")
 	if _, err := writeFile(p, func(w io.Writer) error {
 		io.WriteString(w, "partial")
 		return boom
-	}); err != boom {
-		t.Fatalf("err %v", err)
+	}); !errors.Is(err, boom) {
+		t.Fatalf("err %v, want boom", err)
 	}
-	if b, _ := os.ReadFile(p); string(b) != "old" {
+	if b := read(); b != "old" {
 		t.Errorf("failed write changed the file to %q", b)
 	}
-	if es, _ := os.ReadDir(dir); len(es) != 1 {
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 1 {
 		t.Errorf("temporary file left behind: %v", es)
 	}
 	n, err := writeFile(p, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err })
-	if b, _ := os.ReadFile(p); err != nil || n != 3 || string(b) != "new" {
-		t.Errorf("write: %v, %d bytes, file %q", err, n, b)
+	if err != nil || n != 3 {
+		t.Fatalf("write: %v, %d bytes", err, n)
 	}
-	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o644 {
-		t.Errorf("mode %v, %v", fi.Mode(), err)
+	if b := read(); b != "new" {
+		t.Errorf("file %q after the write, want \"new\"", b)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want 0644", fi.Mode())
 	}
 }
 
@@ -229,7 +249,7 @@ func TestPipelineConsumerError(t *testing.T) {
 		}
 		return nil
 	})
-	if err != boom || n != 1000 {
+	if !errors.Is(err, boom) || n != 1000 {
 		t.Fatalf("err %v after %d docs", err, n)
 	}
 }

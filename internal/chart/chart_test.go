@@ -75,7 +75,7 @@ func checkSVG(t *testing.T, b []byte) {
 	root := ""
 	for {
 		tok, err := d.Token()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -129,7 +129,10 @@ func TestWriteFile(t *testing.T) {
 	if err := p.WriteFile(filepath.Join(dir, "a.pdf"), 500, 300); !errors.Is(err, ErrFormat) {
 		t.Fatalf("a.pdf: got %v, want ErrFormat", err)
 	}
-	ents, _ := os.ReadDir(dir)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(ents) != 3 {
 		t.Fatalf("%d files in dir, want 3 (no temporary left)", len(ents))
 	}

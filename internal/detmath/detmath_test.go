@@ -21,3 +21,35 @@ func TestLogMatchesMathLog(t *testing.T) {
 		}
 	}
 }
+
+// TestLogGolden pins Log bit for bit: idf weights and weighted MinHash
+// signatures are stored, so Log must give these values on every platform
+// and Go release. (They equal math.Log's on amd64.)
+func TestLogGolden(t *testing.T) {
+	for _, c := range []struct {
+		x    float64
+		bits uint64
+	}{
+		{0x1p-1022, 0xc086232bdd7abcd2},
+		{1e-300, 0xc085963447f87fb5},
+		{0x1p-53, 0xc0425e4f7b2737fa},
+		{0.1, 0xc0026bb1bbb55515},
+		{0.5, 0xbfe62e42fefa39ef},
+		{math.Sqrt2 / 2, 0xbfd62e42fefa39ee},
+		{1 - 0x1p-53, 0xbca0000000000000},
+		{1, 0},
+		{1 + 0x1p-52, 0x3cafffffffffffff},
+		{1.5, 0x3fd9f323ecbf984c},
+		{math.Sqrt2, 0x3fd62e42fefa39f0},
+		{2, 0x3fe62e42fefa39ef},
+		{math.E, 0x3ff0000000000000},
+		{10, 0x40026bb1bbb55516},
+		{12345.678, 0x4022d79559791e31},
+		{1e300, 0x4085963447f87fb5},
+		{math.MaxFloat64, 0x40862e42fefa39ef},
+	} {
+		if got := Log(c.x); math.Float64bits(got) != c.bits {
+			t.Errorf("Log(%v) = %v (%#016x), want %v (%#016x)", c.x, got, math.Float64bits(got), math.Float64frombits(c.bits), c.bits)
+		}
+	}
+}

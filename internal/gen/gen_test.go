@@ -113,7 +113,7 @@ func TestStopsAtError(t *testing.T) {
 		}
 		return nil
 	})
-	if err != stop || n != 10 {
+	if !errors.Is(err, stop) || n != 10 {
 		t.Errorf("err %v after %d docs; want stop after 10", err, n)
 	}
 	if err := Generate(Config{}, func(int, Doc) error { t.Fatal("called for Docs 0"); return nil }); err != nil {
@@ -449,18 +449,4 @@ func TestVocab(t *testing.T) {
 			t.Errorf("rank %d drawn %v times, want ≈ %.0f", k, got, want)
 		}
 	}
-}
-
-func BenchmarkGenerate(b *testing.B) {
-	b.ReportAllocs()
-	n, bytes := 0, 0
-	for b.Loop() {
-		Generate(Config{Docs: 10000, Seed: 1}, func(_ int, d Doc) error {
-			n++
-			bytes += len(d.Text)
-			return nil
-		})
-	}
-	b.SetBytes(int64(bytes / max(1, b.N)))
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "docs/s")
 }

@@ -76,8 +76,10 @@ func Diff(a, b string, maxWords int) Result {
 	r := Result{TruncatedA: truncA, TruncatedB: truncB, Coarse: m.budget < 0}
 	r.A = spans(ta, m.changedA)
 	r.B = spans(tb, m.changedB)
-	for _, c := range m.changedA {
-		if !c {
+	for i, c := range m.changedA {
+		// The trailing white space of a (a token with no word) is not a
+		// word, even when b ends with white space too.
+		if !c && ta[i].word != "" {
 			r.Common++
 		}
 	}
@@ -119,8 +121,10 @@ func tokenize(s string, max int) (ts []token, truncated bool) {
 		}
 		ts = append(ts, token{space: s[start:w], word: s[w:i]})
 	}
-	// A trailing space-only token has no word; drop it from the comparison
-	// but keep its text.
+	// A trailing space-only token has no word: it takes part in the
+	// alignment as an empty word (two texts ending in white space match
+	// there) but is not counted in Result.Common, and its span is never
+	// marked changed.
 	return ts, false
 }
 
