@@ -2,10 +2,7 @@ package neardup
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
-	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -15,12 +12,7 @@ import (
 	"github.com/neardup/neardup/idf"
 	"github.com/neardup/neardup/internal/editdist"
 	"github.com/neardup/neardup/lsh"
-	"github.com/neardup/neardup/minhash"
-	"github.com/neardup/neardup/shingle"
 )
-
-// ErrRan is returned by Add and Run after Run has been called.
-var ErrRan = errors.New("neardup: batch already run")
 
 // Chunks of documents go to the shingling workers while Add goes on.
 const (
@@ -28,25 +20,38 @@ const (
 	chunkBytes = 1 << 20
 )
 
+// maxDocs is the number of documents a Batch can hold: indices are uint32
+// and one value is kept free.
+const maxDocs = 1<<32 - 2
+
 // Batch finds the near-duplicate pairs and clusters of a corpus held in
 // memory as shingle sets (or, with VerifyEstimate, as signatures).
 //
-// Add documents in order, then call Run once. Add and Run must be called from
-// one goroutine; the work itself is spread over Options.Workers goroutines.
-// Progress may be called from any goroutine.
+// Add documents, then call Run once. A document's place in the batch is its
+// Add order (0, 1, ...): Result names documents by it and it is the
+// sequence KeepFirst keeps the first of. Add and Run must be called from one
+// goroutine; the work itself is spread over Options.Workers goroutines,
+// started by the first Add. A Batch that will not be Run must be Closed to
+// stop them. Progress may be called from any goroutine.
+//
+// Every part of the work is a part of the engine that other front ends
+// share: a Sketcher shingles and signs, lsh.Candidates applies the home-band
+// and bucket rules, a Verifier checks candidates, Clusters groups them.
 type Batch struct {
-	o      Options
-	hasher *minhash.Hasher
+	o   Options
+	sk  *Sketcher
+	ver *Verifier
 
 	ids    []string
 	sizes  []int64 // text length in bytes
 	chunks []*chunk
 	cur    *chunk
 
-	work    chan *chunk
+	work    chan *chunk // nil until the first chunk is flushed
 	wg      sync.WaitGroup
 	started time.Time
 	ran     bool
+	closed  bool
 
 	stage atomic.Value // string
 	done  atomic.Int64
@@ -70,25 +75,23 @@ type chunk struct {
 	invalid int      // documents with invalid UTF-8
 }
 
-// NewBatch returns an empty batch, or an error wrapping ErrOptions.
+// NewBatch returns an empty batch, or an error wrapping ErrOptions. It
+// starts no goroutine.
 func NewBatch(o Options) (*Batch, error) {
-	o, err := o.withDefaults()
+	o, err := o.resolve()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := shingle.New(o.Shingle); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrOptions, err)
-	}
-	h, err := minhash.New(o.Slots, o.Seed)
+	sk, err := NewSketcher(o.Params)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrOptions, err)
+		return nil, err
 	}
-	b := &Batch{o: o, hasher: h, work: make(chan *chunk, 2*o.Workers)}
+	ver, err := NewVerifier(o.Params, o.Verify)
+	if err != nil {
+		return nil, err
+	}
+	b := &Batch{o: o, sk: sk, ver: ver}
 	b.stage.Store("read")
-	for w := 0; w < o.Workers; w++ {
-		b.wg.Add(1)
-		go b.shingleWorker()
-	}
 	return b, nil
 }
 
@@ -104,24 +107,28 @@ func (b *Batch) ID(i int) string { return b.ids[i] }
 // Size returns the length in bytes of document i's text.
 func (b *Batch) Size(i int) int64 { return b.sizes[i] }
 
-// Progress returns the current stage and, where known, how much of it is done.
+// Progress returns the current stage and, where known, how much of it is
+// done out of total (total 0: unknown).
 func (b *Batch) Progress() (stage string, done, total int64) {
 	return b.stage.Load().(string), b.done.Load(), b.total.Load()
 }
 
-// Add appends a document. text is copied; the caller may reuse it.
+// Add appends a document. text is copied; the caller may reuse it. It
+// returns ErrRan after Run, ErrClosed after Close, and an error wrapping
+// ErrTooLarge for a text over 2 GiB or a document beyond the 2^32-2nd.
 func (b *Batch) Add(id string, text []byte) error {
-	if b.ran {
+	switch {
+	case b.closed:
+		return ErrClosed
+	case b.ran:
 		return ErrRan
-	}
-	if len(b.ids) >= 1<<32-2 {
-		return errors.New("neardup: too many documents (limit 2^32-2)")
+	case len(b.ids) >= maxDocs:
+		return fmt.Errorf("%w: more than %d documents", ErrTooLarge, maxDocs)
+	case len(text) > 1<<31-1:
+		return fmt.Errorf("%w: document %q is larger than 2 GiB", ErrTooLarge, id)
 	}
 	if b.started.IsZero() {
 		b.started = time.Now()
-	}
-	if len(text) > 1<<31-1 {
-		return fmt.Errorf("neardup: document %q is larger than 2 GiB", id)
 	}
 	c := b.cur
 	if c == nil || len(c.ends) >= chunkDocs || (len(c.buf) > 0 && len(c.buf)+len(text) > chunkBytes) || len(c.buf)+len(text) > 1<<31-1 {
@@ -136,31 +143,63 @@ func (b *Batch) Add(id string, text []byte) error {
 	return nil
 }
 
+// flush hands the current chunk to the workers, starting them first.
 func (b *Batch) flush() {
-	if b.cur != nil {
-		b.chunks = append(b.chunks, b.cur)
-		b.work <- b.cur
-		b.cur = nil
+	if b.cur == nil {
+		return
 	}
+	if b.work == nil {
+		b.work = make(chan *chunk, 2*b.o.Workers)
+		for range b.o.Workers {
+			b.wg.Go(b.shingleWorker)
+		}
+	}
+	b.chunks = append(b.chunks, b.cur)
+	b.work <- b.cur
+	b.cur = nil
+}
+
+// stopWorkers waits for the chunks handed out so far and stops the workers.
+func (b *Batch) stopWorkers() {
+	if b.work != nil {
+		close(b.work)
+		b.wg.Wait()
+		b.work = nil
+	}
+}
+
+// Close stops the batch's goroutines and drops what it holds. A Batch that
+// is Run needs no Close (Run stops them), and Close after Run only drops the
+// batch's own references: a Result keeps what it needs. Close is idempotent
+// and returns nil.
+func (b *Batch) Close() error {
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	b.cur = nil
+	b.stopWorkers()
+	b.chunks = nil
+	return nil
 }
 
 // shingleWorker shingles the chunks it receives until the channel closes.
 func (b *Batch) shingleWorker() {
-	defer b.wg.Done()
-	sh, _ := shingle.New(b.o.Shingle) // options checked by NewBatch
+	sk := b.sk
 	var scratch []uint64
 	k := b.o.Slots
+	estimate, refine := b.o.Verify == VerifyEstimate, b.o.Refine == RefineEdit
 	for c := range b.work {
 		n := len(c.ends)
 		c.counts = make([]int32, n)
 		c.fps = make([]uint64, n)
-		if b.o.Verify == VerifyEstimate {
+		if estimate {
 			c.sigs = make([]uint32, 0, n*k)
 		} else {
 			c.setEnds = make([]int32, n)
 			c.sets = make([]uint64, 0, len(c.buf)/5+16)
 		}
-		if b.o.Refine == RefineEdit {
+		if refine {
 			c.tokEnds = make([]int32, n)
 		}
 		prev := int32(0)
@@ -170,45 +209,29 @@ func (b *Batch) shingleWorker() {
 			if !utf8.Valid(text) {
 				c.invalid++
 			}
-			if b.o.Refine == RefineEdit {
+			if refine {
 				from := len(c.toks)
-				c.toks = sh.AppendTokens(c.toks, text)
+				c.toks = sk.AppendTokens(c.toks, text)
 				c.toks = c.toks[:from+min(len(c.toks)-from, MaxEditTokens)]
 				c.tokEnds[i] = int32(len(c.toks))
 			}
-			if b.o.Verify == VerifyEstimate {
-				scratch = sh.AppendSet(scratch[:0], text)
+			if estimate {
+				scratch = sk.AppendSet(scratch[:0], text)
 				c.counts[i] = int32(len(scratch))
-				c.fps[i] = fingerprint(scratch)
-				c.sigs = b.hasher.AppendSignature(c.sigs, scratch)
+				c.fps[i] = Fingerprint(scratch)
+				c.sigs = sk.AppendSignature(c.sigs, scratch)
 			} else {
 				from := len(c.sets)
-				c.sets = sh.AppendSet(c.sets, text)
+				c.sets = sk.AppendSet(c.sets, text)
 				set := c.sets[from:]
 				c.counts[i] = int32(len(set))
-				c.fps[i] = fingerprint(set)
+				c.fps[i] = Fingerprint(set)
 				c.setEnds[i] = int32(len(c.sets))
 			}
 		}
 		c.buf, c.ends = nil, nil
 		b.done.Add(int64(n))
 	}
-}
-
-// fingerprint hashes a sorted set so that identical sets collide; 0 only for
-// the empty set.
-func fingerprint(set []uint64) uint64 {
-	if len(set) == 0 {
-		return 0
-	}
-	h := uint64(len(set)) * 0x9e3779b97f4a7c15
-	for _, x := range set {
-		h = bits.RotateLeft64(h^x, 27)*0xbf58476d1ce4e5b9 + 0x94d049bb133111eb
-	}
-	h ^= h >> 31
-	h *= 0xd6e8feb86993a8f3
-	h ^= h >> 29
-	return h | 1
 }
 
 // Pair is a verified pair of documents (indices in Add order, A < B).
@@ -242,21 +265,34 @@ type Cluster struct {
 	Review bool
 }
 
+// DuplicateID is an id given to more than one document.
+type DuplicateID struct {
+	ID    string
+	Count int   // documents with the id
+	Docs  []int // the first of them (at most 5), ascending
+}
+
 // Stats counts what Run did.
 type Stats struct {
-	Documents   int   // documents added
-	Empty       int   // documents without shingles
-	InvalidUTF8 int   // documents with invalid UTF-8 (replaced by U+FFFD)
-	Shingles    int64 // shingles over all documents
-	Distinct    int   // distinct non-empty shingle sets
-	Identical   int   // documents whose set equals an earlier document's
+	Documents    int   // documents added
+	Empty        int   // documents without shingles
+	InvalidUTF8  int   // documents with invalid UTF-8 (replaced by U+FFFD)
+	DuplicateIDs int   // documents whose id an earlier document has
+	Shingles     int64 // shingles over all documents
+	Distinct     int   // distinct non-empty shingle sets
+	Identical    int   // documents whose set equals an earlier document's
 
 	Params       lsh.Params
 	Candidates   int64 // candidate pairs among distinct sets
 	LargeBuckets int64 // LSH buckets joined as a chain (see Options.MaxBucket)
 	Verified     int   // candidates at or above the threshold
 
-	Pairs          int // reported pairs: Verified plus one per identical document
+	// Pairs is the number of near-duplicate pairs of documents, every
+	// pair of identical copies included: what Result.AllPairs yields.
+	Pairs int
+	// CompactPairs is len(Result.Pairs): Verified plus one per identical
+	// copy.
+	CompactPairs   int
 	Clusters       int
 	Duplicates     int // documents in clusters other than the representatives (review clusters excepted)
 	LargestCluster int
@@ -272,25 +308,84 @@ type Stats struct {
 	Group       time.Duration // clusters
 }
 
-// Result is what Run found.
+// Result is what Run found. It keeps references to the batch's shingle sets
+// (or signatures) for AllPairs and Similarity.
 type Result struct {
-	Pairs    []Pair    // sorted by (A, B)
+	// Pairs is the compact listing of the near-duplicate pairs, sorted by
+	// (A, B): the verified pairs between documents with distinct shingle
+	// sets, each naming the earliest document of its identical group, and
+	// each later copy paired (Jaccard 1) with the earliest one. AllPairs
+	// expands it to every pair.
+	Pairs    []Pair
 	Clusters []Cluster // sorted by ID
 	Stats    Stats
 	// Dup[i] reports whether document i is in a cluster and is not its
 	// representative: the documents a deduplicated corpus drops.
 	Dup []bool
+	// DuplicateIDs lists up to 5 ids given to several documents, in order
+	// of their first document (Stats.DuplicateIDs counts them all).
+	DuplicateIDs []DuplicateID
+
+	v *views
 }
 
-// Run finds the verified pairs and clusters. It can be called once; it
-// returns ctx's error if ctx is cancelled.
-//
-// Pairs between documents with identical shingle sets are reported as a star:
-// each such document is paired (Jaccard 1) with the earliest document of its
-// set, and pairs with other documents name only that earliest one. Every
-// reported Jaccard is exact under VerifyExact.
+// Canonical returns the earliest document whose shingle set is identical to
+// document d's: d itself when there is none (or d is empty).
+func (r *Result) Canonical(d int) int { return int(r.v.rep[d]) }
+
+// Similarity returns the similarity of any two documents as the Verifier
+// measures it: exact (weighted under WeightIDF) with VerifyExact, the
+// signature estimate with VerifyEstimate.
+func (r *Result) Similarity(a, b int) float64 {
+	x, y := r.v.sketch(a), r.v.sketch(b)
+	return r.v.ver.Similarity(&x, &y)
+}
+
+// views is what the stages after shingling consult about the documents.
+type views struct {
+	ver    *Verifier
+	k      int
+	sets   [][]uint64 // shingle set of each document (nil under VerifyEstimate)
+	counts []int32    // shingles per document
+	fps    []uint64
+	rep    []uint32   // earliest document with the same set
+	uniqOf []int32    // distinct-set index of each document, -1 if empty
+	uniq   []uint32   // the earliest document of each distinct set
+	sigs   []uint32   // signatures of the distinct sets, k values each
+	toks   [][]uint64 // RefineEdit: token sequence of each document, else nil
+	// weights (WeightIDF) holds the idf weights of each distinct set, and
+	// wsum their sums.
+	weights [][]float64
+	wsum    []float64
+}
+
+// sketch returns a Sketch of document d that aliases the views.
+func (v *views) sketch(d int) Sketch {
+	s := Sketch{Size: int(v.counts[d]), Fingerprint: v.fps[d]}
+	if v.sets != nil {
+		s.Set = v.sets[d]
+	}
+	if u := v.uniqOf[d]; u >= 0 {
+		s.Signature = v.sigs[int(u)*v.k : int(u+1)*v.k]
+		if v.weights != nil {
+			s.Weights, s.WeightSum = v.weights[u], v.wsum[u]
+		}
+	}
+	return s
+}
+
+// distinct returns the Sketch of distinct set u.
+func (v *views) distinct(u uint32) Sketch { return v.sketch(int(v.uniq[u])) }
+
+// Run finds the verified pairs and clusters. It can be called once (then
+// ErrRan); it returns ctx's error if ctx is cancelled, and an error wrapping
+// ErrDuplicateID under Options.StrictIDs. Every reported Jaccard is exact
+// under VerifyExact.
 func (b *Batch) Run(ctx context.Context) (*Result, error) {
-	if b.ran {
+	switch {
+	case b.closed:
+		return nil, ErrClosed
+	case b.ran:
 		return nil, ErrRan
 	}
 	b.ran = true
@@ -298,180 +393,263 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 		b.started = time.Now()
 	}
 	b.flush()
-	close(b.work)
-	b.wg.Wait()
+	b.stopWorkers()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	o := b.o
-	n := len(b.ids)
-	st := Stats{Documents: n, Params: o.Params}
+	st := Stats{Documents: len(b.ids), Params: o.LSH}
 	st.ReadShingle = time.Since(b.started)
+	res := &Result{}
+	st.DuplicateIDs, res.DuplicateIDs = b.DuplicateIDs(5)
+	if o.StrictIDs && st.DuplicateIDs > 0 {
+		d := res.DuplicateIDs[0]
+		return nil, fmt.Errorf("%w: %d documents repeat an earlier id, e.g. %q (documents %v)", ErrDuplicateID, st.DuplicateIDs, d.ID, d.Docs)
+	}
 
-	// Gather per-document views of the chunks.
 	t0 := time.Now()
+	v := b.collapse(&st)
+	res.v = v
+	st.Collapse = time.Since(t0)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	t0 = time.Now()
+	b.sign(v)
+	st.Sign = time.Since(t0)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	t0 = time.Now()
+	pairs, err := b.candidates(ctx, v, &st)
+	if err != nil {
+		return nil, err
+	}
+	res.Pairs = pairs
+	st.Candidate = time.Since(t0)
+
+	if v.toks != nil {
+		t0 = time.Now()
+		b.setStage("refine", int64(len(pairs)))
+		parallel(o.Workers, len(pairs), 64, func(lo, hi int) {
+			var es editdist.Scratch
+			for i := lo; i < hi; i++ {
+				pairs[i].Edit = es.Similarity(v.toks[pairs[i].A], v.toks[pairs[i].B])
+			}
+			b.done.Add(int64(hi - lo))
+		})
+		st.Refine = time.Since(t0)
+	}
+
+	t0 = time.Now()
+	b.setStage("cluster", 0)
+	if err := b.group(res, &st); err != nil {
+		return nil, err
+	}
+	st.Group = time.Since(t0)
+	b.setStage("done", 0)
+	res.Stats = st
+	return res, nil
+}
+
+// DuplicateIDs returns how many documents added so far repeat an id of an
+// earlier document, and up to max of those ids with the first documents
+// that have them, in order of their first document. It may be called before
+// Run (to refuse duplicates before the work) and costs a sort of the ids.
+func (b *Batch) DuplicateIDs(max int) (count int, examples []DuplicateID) {
+	n := len(b.ids)
+	type ent struct {
+		h uint64
+		d uint32
+	}
+	ents := make([]ent, n)
+	for d, id := range b.ids {
+		ents[d] = ent{idHash(id), uint32(d)}
+	}
+	slices.SortFunc(ents, func(x, y ent) int {
+		if x.h != y.h {
+			if x.h < y.h {
+				return -1
+			}
+			return 1
+		}
+		return int(x.d) - int(y.d)
+	})
+	var groups []DuplicateID
+	for lo := 0; lo < n; {
+		hi := lo + 1
+		for hi < n && ents[hi].h == ents[lo].h {
+			hi++
+		}
+		// Equal hashes: group by the actual ids (collisions aside, one).
+		for i := lo; i < hi; i++ {
+			if ents[i].d == maxDocs+1 {
+				continue
+			}
+			id := b.ids[ents[i].d]
+			g := DuplicateID{ID: id, Docs: []int{int(ents[i].d)}, Count: 1}
+			for j := i + 1; j < hi; j++ {
+				if ents[j].d != maxDocs+1 && b.ids[ents[j].d] == id {
+					g.Count++
+					if len(g.Docs) < 5 {
+						g.Docs = append(g.Docs, int(ents[j].d))
+					}
+					ents[j].d = maxDocs + 1 // taken
+				}
+			}
+			if g.Count > 1 {
+				count += g.Count - 1
+				groups = append(groups, g)
+			}
+		}
+		lo = hi
+	}
+	slices.SortFunc(groups, func(x, y DuplicateID) int { return x.Docs[0] - y.Docs[0] })
+	if len(groups) > max {
+		groups = groups[:max]
+	}
+	return count, groups
+}
+
+// idHash is a fixed 64-bit hash of an id (FNV-1a).
+func idHash(s string) uint64 {
+	h := uint64(0xcbf29ce484222325)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 0x100000001b3
+	}
+	return h
+}
+
+// collapse gathers the per-document views of the chunks and finds the
+// documents with identical sets.
+func (b *Batch) collapse(st *Stats) *views {
+	n := len(b.ids)
 	b.setStage("collapse", int64(n))
-	var sets [][]uint64
-	if o.Verify == VerifyExact {
-		sets = make([][]uint64, n)
+	v := &views{ver: b.ver, k: b.o.Slots, counts: make([]int32, n), fps: make([]uint64, n)}
+	if b.o.Verify == VerifyExact {
+		v.sets = make([][]uint64, n)
 	}
-	var toks [][]uint64
-	if o.Refine == RefineEdit {
-		toks = make([][]uint64, n)
+	if b.o.Refine == RefineEdit {
+		v.toks = make([][]uint64, n)
 	}
-	counts := make([]int32, n)
-	fps := make([]uint64, n)
 	for _, c := range b.chunks {
 		prev, prevTok := int32(0), int32(0)
 		for i := range c.counts {
 			d := c.start + i
-			counts[d] = c.counts[i]
-			fps[d] = c.fps[i]
+			v.counts[d] = c.counts[i]
+			v.fps[d] = c.fps[i]
 			st.Shingles += int64(c.counts[i])
-			if sets != nil {
-				sets[d] = c.sets[prev:c.setEnds[i]:c.setEnds[i]]
+			if v.sets != nil {
+				v.sets[d] = c.sets[prev:c.setEnds[i]:c.setEnds[i]]
 				prev = c.setEnds[i]
 			}
-			if toks != nil {
-				toks[d] = c.toks[prevTok:c.tokEnds[i]:c.tokEnds[i]]
+			if v.toks != nil {
+				v.toks[d] = c.toks[prevTok:c.tokEnds[i]:c.tokEnds[i]]
 				prevTok = c.tokEnds[i]
 			}
 		}
 		st.InvalidUTF8 += c.invalid
 	}
 
-	// Identical sets: rep[d] is the earliest document with d's set; uniq
-	// lists the distinct non-empty sets by their earliest document.
-	rep := make([]uint32, n)
-	uniqOf := make([]int32, n) // distinct-set index of each document, -1 if empty
-	var uniq []uint32
+	// rep[d] is the earliest document with d's set; uniq lists the
+	// distinct non-empty sets by their earliest document.
+	v.rep = make([]uint32, n)
+	v.uniqOf = make([]int32, n)
 	first := make(map[uint64]uint32, n)
-	for d := 0; d < n; d++ {
-		rep[d] = uint32(d)
-		uniqOf[d] = -1
-		if counts[d] == 0 {
+	for d := range n {
+		v.rep[d] = uint32(d)
+		v.uniqOf[d] = -1
+		if v.counts[d] == 0 {
 			st.Empty++
 			continue
 		}
-		if e, ok := first[fps[d]]; ok && counts[e] == counts[d] && (sets == nil || slices.Equal(sets[e], sets[d])) {
-			rep[d] = e
-			uniqOf[d] = uniqOf[e]
+		if e, ok := first[v.fps[d]]; ok && v.counts[e] == v.counts[d] && (v.sets == nil || slices.Equal(v.sets[e], v.sets[d])) {
+			v.rep[d] = e
+			v.uniqOf[d] = v.uniqOf[e]
 			st.Identical++
 			continue
 		} else if !ok {
-			first[fps[d]] = uint32(d)
+			first[v.fps[d]] = uint32(d)
 		}
-		uniqOf[d] = int32(len(uniq))
-		uniq = append(uniq, uint32(d))
+		v.uniqOf[d] = int32(len(v.uniq))
+		v.uniq = append(v.uniq, uint32(d))
 	}
-	first = nil
-	st.Distinct = len(uniq)
-	st.Collapse = time.Since(t0)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+	st.Distinct = len(v.uniq)
+	return v
+}
 
-	// Signatures of the distinct sets, back to back.
-	t0 = time.Now()
+// sign computes the signatures of the distinct sets, back to back, and
+// under WeightIDF their weights.
+func (b *Batch) sign(v *views) {
+	o := b.o
 	k := o.Slots
-	sigs := make([]uint32, len(uniq)*k)
-	var ws *weights // WeightIDF: the weights of each distinct set
-	b.setStage("sign", int64(len(uniq)))
-	if o.Verify == VerifyEstimate {
+	nu := len(v.uniq)
+	v.sigs = make([]uint32, nu*k)
+	b.setStage("sign", int64(nu))
+	switch {
+	case o.Verify == VerifyEstimate:
 		for _, c := range b.chunks {
 			for i := range c.counts {
 				d := c.start + i
-				if u := uniqOf[d]; u >= 0 && uniq[u] == uint32(d) {
-					copy(sigs[int(u)*k:], c.sigs[i*k:(i+1)*k])
+				if u := v.uniqOf[d]; u >= 0 && v.uniq[u] == uint32(d) {
+					copy(v.sigs[int(u)*k:], c.sigs[i*k:(i+1)*k])
 				}
 			}
 			c.sigs = nil
 		}
-	} else if o.Weight == WeightIDF {
+	case o.Weight == WeightIDF:
 		// Weights from document frequencies over the distinct sets, then
 		// weighted signatures: slot agreement estimates weighted Jaccard.
-		distinct := make([][]uint64, len(uniq))
-		for u, d := range uniq {
-			distinct[u] = sets[d]
+		distinct := make([][]uint64, nu)
+		for u, d := range v.uniq {
+			distinct[u] = v.sets[d]
 		}
 		tab := idf.Compute(distinct)
-		ws = &weights{of: make([][]float64, len(uniq)), sum: make([]float64, len(uniq))}
-		parallel(o.Workers, len(uniq), 256, func(lo, hi int) {
-			var w []float64
+		v.weights, v.wsum = make([][]float64, nu), make([]float64, nu)
+		parallel(o.Workers, nu, 256, func(lo, hi int) {
+			var s Sketch
 			for u := lo; u < hi; u++ {
-				w = tab.AppendWeights(w[:0], distinct[u])
-				ws.of[u] = slices.Clone(w)
-				for _, x := range w {
-					ws.sum[u] += x
-				}
-				b.hasher.AppendWeightedSignature(sigs[u*k:u*k:(u+1)*k], distinct[u], ws.of[u])
+				s.Set = distinct[u]
+				s.Signature = v.sigs[u*k : u*k : (u+1)*k]
+				s.Weights = nil
+				b.sk.Weigh(&s, tab)
+				v.weights[u], v.wsum[u] = s.Weights, s.WeightSum
 			}
 			b.done.Add(int64(hi - lo))
 		})
-	} else {
-		parallel(o.Workers, len(uniq), 256, func(lo, hi int) {
+	default:
+		parallel(o.Workers, nu, 256, func(lo, hi int) {
 			for u := lo; u < hi; u++ {
-				b.hasher.AppendSignature(sigs[u*k:u*k:(u+1)*k], sets[uniq[u]])
+				b.sk.AppendSignature(v.sigs[u*k:u*k:(u+1)*k], v.sets[v.uniq[u]])
 			}
 			b.done.Add(int64(hi - lo))
 		})
 	}
-	st.Sign = time.Since(t0)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+}
 
-	// Candidates, verified as they come.
-	t0 = time.Now()
-	b.setStage("lsh", 0)
-	t := o.Threshold
+// candidates runs LSH over the distinct sets' signatures and verifies each
+// candidate as it comes, on the worker that found it. It returns the
+// compact pair listing, sorted.
+func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, error) {
+	o := b.o
+	b.setStage("lsh", int64(o.LSH.Bands))
 	found := make([][]Pair, o.Workers)
-	cand := lsh.Candidates{Params: o.Params, Slots: k, Sigs: sigs, Workers: o.Workers, MaxBucket: o.MaxBucket}
-	if o.MaxBucket < 0 {
-		cand.MaxBucket = 0
-	}
-	var canceled atomic.Bool
-	minAgree := float64(minAgreement(k, t, prefilterMiss)) / float64(k)
-	lst, err := cand.Run(func(w int, i, j uint32) {
-		if canceled.Load() {
-			return
-		}
-		a, c := uniq[i], uniq[j]
-		est := minhash.Estimate(sigs[int(i)*k:int(i+1)*k], sigs[int(j)*k:int(j+1)*k])
-		jac := est
-		if ws != nil {
-			// Weighted: J_w <= min/max of the total weights.
-			wa, wc := ws.sum[i], ws.sum[j]
-			if min(wa, wc) < t*max(wa, wc) || est < minAgree {
-				return
-			}
-			if jac = minhash.WeightedJaccard(sets[a], ws.of[i], sets[c], ws.of[j]); jac < t {
-				return
-			}
-		} else if o.Verify == VerifyExact {
-			// Length filter: J <= min/max. Signature filter: a pair at
-			// exactly t agrees on fewer slots with probability < prefilterMiss.
-			na, nc := counts[a], counts[c]
-			if float64(min(na, nc)) < t*float64(max(na, nc)) || est < minAgree {
-				return
-			}
-			var ok bool
-			if jac, ok = shingle.JaccardAtLeast(sets[a], sets[c], t); !ok {
-				return
-			}
-		}
-		if jac >= t {
-			found[w] = append(found[w], Pair{A: int(a), B: int(c), Jaccard: jac})
-		}
-		if len(found[w])&1023 == 0 && ctx.Err() != nil {
-			canceled.Store(true)
+	cand := lsh.Candidates{Params: o.LSH, Slots: o.Slots, Sigs: v.sigs, Workers: o.Workers,
+		MaxBucket: max(o.MaxBucket, 0), BandsDone: &b.done}
+	lst, err := cand.Run(ctx, func(w int, i, j uint32) {
+		x, y := v.distinct(i), v.distinct(j)
+		if jac, ok := b.ver.Verify(&x, &y); ok {
+			found[w] = append(found[w], Pair{A: int(v.uniq[i]), B: int(v.uniq[j]), Jaccard: jac})
 		}
 	})
 	if err != nil {
-		return nil, fmt.Errorf("neardup: candidates: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("candidates: %w", err)
 	}
 	st.Candidates = lst.Pairs
 	st.LargeBuckets = lst.LargeBuckets
@@ -479,11 +657,10 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 	for _, f := range found {
 		pairs = append(pairs, f...)
 	}
-	found = nil
 	st.Verified = len(pairs)
-	for d := 0; d < n; d++ {
-		if rep[d] != uint32(d) {
-			pairs = append(pairs, Pair{A: int(rep[d]), B: d, Jaccard: 1})
+	for d, r := range v.rep {
+		if r != uint32(d) {
+			pairs = append(pairs, Pair{A: int(r), B: d, Jaccard: 1})
 		}
 	}
 	slices.SortFunc(pairs, func(x, y Pair) int {
@@ -492,32 +669,23 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 		}
 		return x.B - y.B
 	})
-	st.Pairs = len(pairs)
-	st.Candidate = time.Since(t0)
-
-	// Edit similarity of the verified pairs only.
-	if toks != nil {
-		t0 = time.Now()
-		b.setStage("refine", int64(len(pairs)))
-		parallel(o.Workers, len(pairs), 64, func(lo, hi int) {
-			var es editdist.Scratch
-			for i := lo; i < hi; i++ {
-				pairs[i].Edit = es.Similarity(toks[pairs[i].A], toks[pairs[i].B])
-			}
-			b.done.Add(int64(hi - lo))
-		})
-		st.Refine = time.Since(t0)
+	st.CompactPairs = len(pairs)
+	// Every pair: each identical group of g documents has g(g-1)/2 pairs
+	// among its members, and a verified pair between two groups one per
+	// combination of their members.
+	group := make([]int, len(v.rep))
+	for _, r := range v.rep {
+		group[r]++
 	}
-
-	// Clusters.
-	t0 = time.Now()
-	b.setStage("cluster", 0)
-	res := &Result{Pairs: pairs}
-	b.group(res, &st, &verified{sets: sets, sigs: sigs, k: k, rep: rep, uniqOf: uniqOf, toks: toks, weights: ws})
-	st.Group = time.Since(t0)
-	b.setStage("done", 0)
-	res.Stats = st
-	return res, nil
+	for _, g := range group {
+		st.Pairs += g * (g - 1) / 2
+	}
+	for _, p := range pairs {
+		if v.rep[p.B] == uint32(p.B) {
+			st.Pairs += group[p.A] * group[p.B]
+		}
+	}
+	return pairs, nil
 }
 
 func (b *Batch) setStage(name string, total int64) {
@@ -526,40 +694,12 @@ func (b *Batch) setStage(name string, total int64) {
 	b.stage.Store(name)
 }
 
-// prefilterMiss bounds the chance that the signature filter drops a pair
-// whose Jaccard is at least the threshold.
-const prefilterMiss = 1e-6
-
-// minAgreement returns the largest m such that a pair of Jaccard t (or more)
-// agrees on fewer than m of k independent slots with probability at most
-// miss: the binomial lower tail P(Bin(k, t) < m) <= miss.
-func minAgreement(k int, t, miss float64) int {
-	if t >= 1 {
-		return k
-	}
-	// P(X = x) for X ~ Bin(k, t), accumulated from x = 0 in log space.
-	lt, l1t := math.Log(t), math.Log1p(-t)
-	cdf := 0.0
-	for m := 0; m <= k; m++ {
-		lg, _ := math.Lgamma(float64(k + 1))
-		la, _ := math.Lgamma(float64(m + 1))
-		lb, _ := math.Lgamma(float64(k - m + 1))
-		cdf += math.Exp(lg - la - lb + float64(m)*lt + float64(k-m)*l1t)
-		if cdf > miss {
-			return m
-		}
-	}
-	return k
-}
-
 // parallel runs fn over [0, n) in blocks of size block on w goroutines.
 func parallel(w, n, block int, fn func(lo, hi int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range w {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for {
 				lo := int(next.Add(int64(block))) - block
 				if lo >= n {
@@ -567,7 +707,7 @@ func parallel(w, n, block int, fn func(lo, hi int)) {
 				}
 				fn(lo, min(lo+block, n))
 			}
-		}()
+		})
 	}
 	wg.Wait()
 }

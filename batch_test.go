@@ -2,6 +2,7 @@ package neardup
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -81,10 +82,10 @@ func TestRecallPrecision(t *testing.T) {
 		name string
 		o    Options
 	}{
-		{"word3 t0.5", Options{Threshold: 0.5}},
-		{"word5 t0.7", Options{Threshold: 0.7, Shingle: shingle.Options{N: 5}}},
-		{"char5 t0.6", Options{Threshold: 0.6, Shingle: shingle.Options{Mode: shingle.Char}}},
-		{"word2 bag t0.4", Options{Threshold: 0.4, Shingle: shingle.Options{N: 2, Bag: true}}},
+		{"word3 t0.5", Options{Params: Params{Threshold: 0.5}}},
+		{"word5 t0.7", Options{Params: Params{Threshold: 0.7, Shingle: shingle.Options{N: 5}}}},
+		{"char5 t0.6", Options{Params: Params{Threshold: 0.6, Shingle: shingle.Options{Mode: shingle.Char}}}},
+		{"word2 bag t0.4", Options{Params: Params{Threshold: 0.4, Shingle: shingle.Options{N: 2, Bag: true}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, res := runBatch(t, tc.o, docs)
@@ -133,7 +134,7 @@ func TestRecallPrecision(t *testing.T) {
 				}
 			}
 			recall := float64(found) / float64(len(want))
-			t.Logf("%d docs, %d true pairs, %d reported, recall %.4f, P(t)=%.4f, %v", len(docs), len(want), len(res.Pairs), recall, o.Params.Probability(o.Threshold), o.Params)
+			t.Logf("%d docs, %d true pairs, %d reported, recall %.4f, P(t)=%.4f, %v", len(docs), len(want), len(res.Pairs), recall, o.LSH.Probability(o.Threshold), o.LSH)
 			if recall < 0.99 {
 				t.Errorf("recall %.4f < 0.99", recall)
 			}
@@ -227,7 +228,7 @@ func TestChainAndKeep(t *testing.T) {
 		keep Keep
 		rep  int
 	}{{KeepFirst, 0}, {KeepLongest, 2}, {KeepShortest, 0}} {
-		_, res := runBatch(t, Options{Shingle: so, Threshold: 0.5, Keep: tc.keep, Params: lsh.Params{Bands: 40, Rows: 1}, Cluster: ClusterComponents}, docs)
+		_, res := runBatch(t, Options{Params: Params{Shingle: so, Threshold: 0.5, LSH: lsh.Params{Bands: 40, Rows: 1}}, Keep: tc.keep, Cluster: ClusterComponents}, docs)
 		if len(res.Clusters) != 1 {
 			t.Fatalf("clusters = %+v", res.Clusters)
 		}
@@ -290,16 +291,27 @@ func TestRunTwiceAndCancel(t *testing.T) {
 
 func TestOptionsErrors(t *testing.T) {
 	bad := []Options{
-		{Threshold: 1.5},
-		{Threshold: -0.1},
-		{Recall: 1},
-		{Slots: 16, Params: lsh.Params{Bands: 5, Rows: 4}},
-		{Params: lsh.Params{Bands: 5}},
-		{Shingle: shingle.Options{N: -1}},
+		{Params: Params{Threshold: 1.5}},
+		{Params: Params{Threshold: -0.1}},
+		{Params: Params{Recall: 1}},
+		{Params: Params{Slots: 16, LSH: lsh.Params{Bands: 5, Rows: 4}}},
+		{Params: Params{LSH: lsh.Params{Bands: 5}}},
+		{Params: Params{Shingle: shingle.Options{N: -1}}},
+		{Params: Params{Shingle: shingle.Options{N: shingle.MaxN + 1}}},
+		{Params: Params{Slots: -1}},
+		{Params: Params{Shingle: shingle.Options{Mode: 7}}},
+		{Workers: -1},
+		{MaxCluster: -1},
+		{Verify: 9},
+		{Keep: 9},
+		{Cluster: 9},
+		{Refine: 9},
+		{Params: Params{Weight: 9}},
+		{Params: Params{Weight: WeightIDF}, Verify: VerifyEstimate},
 	}
 	for _, o := range bad {
-		if _, err := NewBatch(o); err == nil {
-			t.Errorf("NewBatch(%+v) accepted", o)
+		if _, err := NewBatch(o); !errors.Is(err, ErrOptions) {
+			t.Errorf("NewBatch(%+v): %v, want ErrOptions", o, err)
 		}
 	}
 }
@@ -386,7 +398,7 @@ func TestRefineEdit(t *testing.T) {
 		a, b := strings.Fields(docs[x]), strings.Fields(docs[y])
 		return 1 - float64(lev(a, b))/float64(max(len(a), len(b)))
 	}
-	_, res := runBatch(t, Options{Refine: RefineEdit, Threshold: 0.5}, docs)
+	_, res := runBatch(t, Options{Refine: RefineEdit, Params: Params{Threshold: 0.5}}, docs)
 	if len(res.Pairs) < 2 {
 		t.Fatalf("pairs = %v", res.Pairs)
 	}
@@ -406,7 +418,7 @@ func TestRefineEdit(t *testing.T) {
 		}
 	}
 	// Without RefineEdit nothing is computed.
-	_, res = runBatch(t, Options{Threshold: 0.5}, docs)
+	_, res = runBatch(t, Options{Params: Params{Threshold: 0.5}}, docs)
 	for _, p := range res.Pairs {
 		if p.Edit != 0 {
 			t.Errorf("Edit set without RefineEdit: %v", p)
@@ -424,7 +436,7 @@ func TestWeightIDF(t *testing.T) {
 		n = 250
 	}
 	docs := corpusDocs(t, n, 80, 21)
-	b, res := runBatch(t, Options{Weight: WeightIDF}, docs)
+	b, res := runBatch(t, Options{Params: Params{Weight: WeightIDF}}, docs)
 	o := b.Options()
 	sh, _ := shingle.New(o.Shingle)
 	sets := make([][]uint64, len(docs))
@@ -443,27 +455,7 @@ func TestWeightIDF(t *testing.T) {
 	}
 	nd := float64(len(distinct))
 	w := func(x uint64) float64 { return math.Log((nd+1)/float64(df[x]+1)) + 1 }
-	wj := func(a, c []uint64) float64 {
-		in := map[uint64]bool{}
-		for _, x := range a {
-			in[x] = true
-		}
-		var inter, union float64
-		for _, x := range a {
-			union += w(x)
-		}
-		for _, x := range c {
-			if in[x] {
-				inter += w(x)
-			} else {
-				union += w(x)
-			}
-		}
-		if union == 0 {
-			return 0
-		}
-		return inter / union
-	}
+	wj := func(a, c []uint64) float64 { return refWeighted(a, c, w) }
 	got := map[[2]int]bool{}
 	for _, p := range res.Pairs {
 		want := wj(sets[p.A], sets[p.B])
@@ -505,7 +497,7 @@ func TestWeightIDF(t *testing.T) {
 		t.Errorf("weighted recall %.4f (%d of %d)", r, found, truePairs)
 	}
 	t.Logf("%d weighted pairs, %d found", truePairs, found)
-	if _, err := NewBatch(Options{Weight: WeightIDF, Verify: VerifyEstimate}); err == nil {
+	if _, err := NewBatch(Options{Params: Params{Weight: WeightIDF}, Verify: VerifyEstimate}); err == nil {
 		t.Error("idf with estimate verification accepted")
 	}
 }

@@ -14,7 +14,7 @@ func Example() {
 		"Senior Go developer wanted in Rome, full time, apply now with your CV",
 		"senior go developer wanted in rome full time apply today with your cv",
 	}
-	b, err := neardup.NewBatch(neardup.Options{Threshold: 0.5})
+	b, err := neardup.NewBatch(neardup.Options{Params: neardup.Params{Threshold: 0.5}})
 	if err != nil {
 		panic(err)
 	}

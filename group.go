@@ -3,12 +3,10 @@ package neardup
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/neardup/neardup/cluster"
-	"github.com/neardup/neardup/internal/editdist"
-	"github.com/neardup/neardup/minhash"
-	"github.com/neardup/neardup/shingle"
 )
 
 // ClusterMode says how verified pairs become clusters.
@@ -95,190 +93,163 @@ func (c *Cluster) Below(t float64) int {
 	return k
 }
 
-// verified is what the grouping stage can consult about the documents.
-type verified struct {
-	sets   [][]uint64 // shingle set of each document (nil under VerifyEstimate)
-	sigs   []uint32   // signatures of the distinct sets, k values each
-	k      int
-	rep    []uint32   // earliest document with the same set
-	uniqOf []int32    // distinct-set index of each document, -1 if empty
-	toks   [][]uint64 // RefineEdit: token sequence of each document, else nil
-	// weights (WeightIDF) holds the idf weights of each distinct set.
-	weights *weights
+// ClusterDoc is a document as Clusters sees it. Documents are named by
+// their index in the slice given to Clusters; nothing else about that index
+// matters, so a caller may cluster any subset of a corpus (one connected
+// component of a distributed run, documents of an index) with its own
+// numbering.
+type ClusterDoc struct {
+	// Seq is the document's place in input order: it is "first" for
+	// KeepFirst, breaks the ties of the other Keep policies, and orders
+	// members and clusters. Documents have distinct Seq values.
+	Seq uint64
+	// Size is the text length in bytes (KeepLongest, KeepShortest).
+	Size int64
+	// Same is the index of the document that stands for this document's
+	// identical-set group (its own index when it has no copy): every
+	// document of a group of identical shingle sets names one document of
+	// the group, which names itself.
+	Same int
 }
 
-// weights are the idf weights of the distinct sets, parallel to the sets,
-// and their sums.
-type weights struct {
-	of  [][]float64
-	sum []float64
+// Group is one cluster found by Clusters: indices into the documents.
+type Group struct {
+	Representative int   // the document kept, chosen by the Keep policy
+	Members        []int // in ascending Seq, the representative included
 }
 
-// similarity returns the Jaccard of documents x and y: exact under
-// VerifyExact, the signature estimate otherwise.
-func (v *verified) similarity(x, y int) float64 {
-	switch {
-	case x == y || v.rep[x] == v.rep[y]:
-		return 1
-	case v.weights != nil:
-		u, w := v.uniqOf[x], v.uniqOf[y]
-		return minhash.WeightedJaccard(v.sets[x], v.weights.of[u], v.sets[y], v.weights.of[w])
-	case v.sets != nil:
-		return shingle.Jaccard(v.sets[x], v.sets[y])
+// Clusters groups documents connected by verified pairs, the one place
+// where clusters are made (Batch, explain and a distributed run call it).
+//
+// edges are the verified pairs, as indices into docs, in any order and with
+// any repetition; documents with identical sets (ClusterDoc.Same) are
+// joined without an edge, and an edge may name any document of a group.
+// Under ClusterStar, documents are taken in keep order (Keep on Size, ties
+// and KeepFirst by Seq); each one not yet in a cluster becomes a
+// representative and takes every document not yet in a cluster that has an
+// edge with it, each with its identical copies, so every member is verified
+// against its representative (or is a copy of it or of a verified
+// neighbour). Under ClusterComponents, each connected component is a
+// cluster and its representative is its first document in keep order.
+//
+// Only clusters of two or more documents are returned, ordered by their
+// smallest Seq. The result depends on edges as a set, on Seq, Size and the
+// groups, never on the order of docs or edges. Clusters runs in
+// O(n log n + edges) time and returns an error wrapping ErrInvalid, doing
+// nothing, when an index is out of range or a Same names a document that
+// does not name itself.
+func Clusters(docs []ClusterDoc, edges [][2]int, mode ClusterMode, keep Keep) ([]Group, error) {
+	n := len(docs)
+	if uint64(n) >= math.MaxUint32 {
+		return nil, fmt.Errorf("%w: Clusters of %d documents", ErrInvalid, n)
 	}
-	u, w := int(v.uniqOf[x]), int(v.uniqOf[y])
-	if u < 0 || w < 0 {
-		return 0
+	for i, d := range docs {
+		if d.Same < 0 || d.Same >= n || docs[d.Same].Same != d.Same {
+			return nil, fmt.Errorf("%w: Clusters: document %d names %d as its group, which is not a group", ErrInvalid, i, d.Same)
+		}
 	}
-	return minhash.Estimate(v.sigs[u*v.k:(u+1)*v.k], v.sigs[w*v.k:(w+1)*v.k])
-}
-
-// group turns res.Pairs into res.Clusters and res.Dup, and fills the
-// cluster counts of st.
-func (b *Batch) group(res *Result, st *Stats, v *verified) {
-	n := len(b.ids)
-	var comps [][]uint32
-	var reps []int
-	if b.o.Cluster == ClusterStar {
-		comps, reps = b.stars(res.Pairs, v)
+	for _, e := range edges {
+		if e[0] < 0 || e[0] >= n || e[1] < 0 || e[1] >= n {
+			return nil, fmt.Errorf("%w: Clusters: edge %v out of range [0, %d)", ErrInvalid, e, n)
+		}
+	}
+	if mode > ClusterComponents || keep > KeepShortest {
+		return nil, fmt.Errorf("%w: Clusters: mode %d, keep %d", ErrInvalid, mode, keep)
+	}
+	bySeq := seqOrder(docs)
+	order := keepOrder(docs, bySeq, keep)
+	// group[d]: the document whose cluster d is in; rep[g]: its representative.
+	group := make([]uint32, n)
+	rep := make([]int32, n)
+	if mode == ClusterStar {
+		var es [][2]uint32
+		for _, e := range edges {
+			if a, b := docs[e[0]].Same, docs[e[1]].Same; a != b {
+				es = append(es, [2]uint32{uint32(a), uint32(b)})
+			}
+		}
+		g := cluster.NewGraph(n, es)
+		es = nil
+		// setOrder: the groups in keep order of their first document;
+		// first[s]: that document, the group's would-be representative.
+		seen := make([]bool, n)
+		setOrder := make([]uint32, 0, n)
+		for _, d := range order {
+			if s := docs[d].Same; !seen[s] {
+				seen[s] = true
+				rep[s] = int32(d)
+				setOrder = append(setOrder, uint32(s))
+			}
+		}
+		center := cluster.Star(g, setOrder)
+		for d := range docs {
+			group[d] = center[docs[d].Same]
+		}
 	} else {
-		comps, reps = b.components(res.Pairs)
-	}
-	res.Dup = make([]bool, n)
-	res.Clusters = make([]Cluster, len(comps))
-	var es editdist.Scratch
-	for ci, comp := range comps {
-		r := reps[ci]
-		members := make([]Member, len(comp))
-		for mi, m := range comp {
-			members[mi] = Member{Doc: int(m), Jaccard: v.similarity(int(m), r)}
-			if v.toks != nil {
-				members[mi].Edit = es.Similarity(v.toks[m], v.toks[r])
+		uf := cluster.NewUnionFind(n)
+		for d := range docs {
+			uf.Union(uint32(d), uint32(docs[d].Same))
+		}
+		for _, e := range edges {
+			uf.Union(uint32(e[0]), uint32(e[1]))
+		}
+		for d := range docs {
+			group[d] = uf.Find(uint32(d))
+			rep[d] = -1
+		}
+		for _, d := range order {
+			if g := group[d]; rep[g] < 0 {
+				rep[g] = int32(d)
 			}
 		}
-		c := Cluster{ID: ci + 1, Representative: r, Members: members}
-		c.Review = b.o.MaxCluster > 0 && len(comp) > b.o.MaxCluster
-		if c.Review {
-			st.Review++
-			st.ReviewDocs += len(comp)
-		} else {
-			for _, m := range comp {
-				if int(m) != r {
-					res.Dup[m] = true
-				}
-			}
-			st.Duplicates += len(comp) - 1
-		}
-		if c.Below(b.o.Threshold) > 0 {
-			st.BelowClusters++
-		}
-		res.Clusters[ci] = c
-		st.LargestCluster = max(st.LargestCluster, len(comp))
 	}
-	st.Clusters = len(comps)
+	// Size the clusters, then open them in ascending Seq of their first member.
+	size := make([]uint32, n)
+	for d := range docs {
+		size[group[d]]++
+	}
+	slot := make([]int32, n) // 1 + index of the cluster of a group
+	var out []Group
+	for _, d := range bySeq {
+		g := group[d]
+		if size[g] < 2 {
+			continue
+		}
+		k := slot[g]
+		if k == 0 {
+			out = append(out, Group{Representative: int(rep[g]), Members: make([]int, 0, size[g])})
+			k = int32(len(out))
+			slot[g] = k
+		}
+		out[k-1].Members = append(out[k-1].Members, int(d))
+	}
+	return out, nil
 }
 
-// components returns the connected components of the pairs, ordered by their
-// earliest document, and the representative of each chosen by Options.Keep.
-func (b *Batch) components(pairs []Pair) ([][]uint32, []int) {
-	uf := cluster.NewUnionFind(len(b.ids))
-	for _, p := range pairs {
-		uf.Union(uint32(p.A), uint32(p.B))
-	}
-	comps := uf.Components(2)
-	reps := make([]int, len(comps))
-	for ci, comp := range comps {
-		r := int(comp[0])
-		for _, m := range comp[1:] {
-			switch b.o.Keep {
-			case KeepLongest:
-				if b.sizes[m] > b.sizes[r] {
-					r = int(m)
-				}
-			case KeepShortest:
-				if b.sizes[m] < b.sizes[r] {
-					r = int(m)
-				}
-			}
-		}
-		reps[ci] = r
-	}
-	return comps, reps
-}
-
-// keepOrder returns the documents in the order Options.Keep prefers them as
-// representatives, ties by input order.
-func (b *Batch) keepOrder() []uint32 {
-	order := make([]uint32, len(b.ids))
+// seqOrder returns the indices of docs in ascending Seq.
+func seqOrder(docs []ClusterDoc) []uint32 {
+	order := make([]uint32, len(docs))
 	for i := range order {
 		order[i] = uint32(i)
 	}
-	switch b.o.Keep {
-	case KeepLongest:
-		slices.SortStableFunc(order, func(x, y uint32) int { return cmp.Compare(b.sizes[y], b.sizes[x]) })
-	case KeepShortest:
-		slices.SortStableFunc(order, func(x, y uint32) int { return cmp.Compare(b.sizes[x], b.sizes[y]) })
+	if !slices.IsSortedFunc(order, func(x, y uint32) int { return cmp.Compare(docs[x].Seq, docs[y].Seq) }) {
+		slices.SortFunc(order, func(x, y uint32) int { return cmp.Compare(docs[x].Seq, docs[y].Seq) })
 	}
 	return order
 }
 
-// stars returns the star clusters (see ClusterStar), ordered by their
-// earliest document, members ascending, and the representative of each.
-//
-// The stars are built over distinct sets, each named by its earliest
-// document (v.rep): a pair between two documents with distinct sets always
-// names the earliest copies, and every other copy is paired only with its
-// earliest copy, so working on sets is what expands identical groups. The
-// representative of a star is the first document of its center's set in
-// keep order; the other documents of its sets are members.
-func (b *Batch) stars(pairs []Pair, v *verified) ([][]uint32, []int) {
-	n := len(b.ids)
-	var edges [][2]uint32
-	for _, p := range pairs {
-		if v.rep[p.B] != uint32(p.B) {
-			continue // an identical copy, handled through v.rep
-		}
-		edges = append(edges, [2]uint32{uint32(p.A), uint32(p.B)})
+// keepOrder returns bySeq reordered as keep prefers documents as
+// representatives, ties in Seq order.
+func keepOrder(docs []ClusterDoc, bySeq []uint32, keep Keep) []uint32 {
+	switch keep {
+	case KeepLongest:
+		order := slices.Clone(bySeq)
+		slices.SortStableFunc(order, func(x, y uint32) int { return cmp.Compare(docs[y].Size, docs[x].Size) })
+		return order
+	case KeepShortest:
+		order := slices.Clone(bySeq)
+		slices.SortStableFunc(order, func(x, y uint32) int { return cmp.Compare(docs[x].Size, docs[y].Size) })
+		return order
 	}
-	g := cluster.NewGraph(n, edges)
-	edges = nil
-	order := b.keepOrder()
-	// setOrder: the earliest copies in the keep order of their first copy;
-	// first[s]: the first document of set s in keep order (its would-be
-	// representative).
-	first := make([]uint32, n)
-	seen := make([]bool, n)
-	setOrder := make([]uint32, 0, n)
-	for _, d := range order {
-		s := v.rep[d]
-		if !seen[s] {
-			seen[s] = true
-			first[s] = d
-			setOrder = append(setOrder, s)
-		}
-	}
-	center := cluster.Star(g, setOrder)
-	// Size the stars, open them in order of their earliest document.
-	size := make([]uint32, n)
-	for d := range n {
-		size[center[v.rep[d]]]++
-	}
-	slot := make([]int32, n) // 1 + index of the star of a center
-	var comps [][]uint32
-	var reps []int
-	for d := range n {
-		c := center[v.rep[d]]
-		if size[c] < 2 {
-			continue
-		}
-		k := slot[c]
-		if k == 0 {
-			comps = append(comps, make([]uint32, 0, size[c]))
-			reps = append(reps, int(first[c]))
-			k = int32(len(comps))
-			slot[c] = k
-		}
-		comps[k-1] = append(comps[k-1], uint32(d))
-	}
-	return comps, reps
+	return bySeq
 }

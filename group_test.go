@@ -331,24 +331,38 @@ func TestMaxCluster(t *testing.T) {
 	}
 }
 
-// TestClusterModeNumbers measures what the ClusterMode doc comment reports.
+// TestClusterModeNumbers checks the figures the ClusterMode doc comment
+// reports: if clustering changes them, the documentation must change too.
 func TestClusterModeNumbers(t *testing.T) {
 	if testing.Short() {
-		t.Skip("measurement")
+		t.Skip("20,000-document corpora")
 	}
 	corpora := []struct {
-		name string
-		docs []string
+		name             string
+		docs             []string
+		components, star modeNumbers // clusters, largest, members, below t
 	}{
-		{"explicit chain d0..d9", chainDocs()},
-		{"gen 20000 docs (defaults)", genDocs(t, false, gen.Config{Docs: 20000, Seed: 1})},
-		{"gen 20000 docs, DupRate 0.5, ChainRate 0.8", genDocs(t, false, gen.Config{Docs: 20000, Seed: 1, DupRate: 0.5, ChainRate: 0.8})},
-		{"ads 20000", genDocs(t, true, gen.Config{Docs: 20000, Seed: 1})},
+		{"explicit chain d0..d9", chainDocs(), modeNumbers{1, 10, 9, 8}, modeNumbers{5, 2, 5, 0}},
+		{"gen 20000 docs (defaults)", genDocs(t, false, gen.Config{Docs: 20000, Seed: 1}),
+			modeNumbers{2012, 86, 5088, 1217}, modeNumbers{2332, 67, 4566, 0}},
+		{"gen 20000 docs, DupRate 0.5, ChainRate 0.8", genDocs(t, false, gen.Config{Docs: 20000, Seed: 1, DupRate: 0.5, ChainRate: 0.8}),
+			modeNumbers{1248, 197, 9792, 5948}, modeNumbers{2975, 86, 7615, 0}},
+		{"ads 20000", genDocs(t, true, gen.Config{Docs: 20000, Seed: 1}),
+			modeNumbers{2550, 106, 7018, 661}, modeNumbers{2698, 69, 6687, 0}},
 	}
 	for _, c := range corpora {
 		for _, mode := range []ClusterMode{ClusterComponents, ClusterStar} {
 			_, res := runBatch(t, Options{Cluster: mode}, c.docs)
-			t.Logf("%-45s %-10v %v; %d duplicates", c.name, mode, numbers(res, 0.5), res.Stats.Duplicates)
+			got, want := numbers(res, 0.5), c.star
+			if mode == ClusterComponents {
+				want = c.components
+			}
+			if got != want {
+				t.Errorf("%s, %v: %v; the ClusterMode doc says %v", c.name, mode, got, want)
+			}
+			if got.members != res.Stats.Duplicates {
+				t.Errorf("%s, %v: %d members, Stats.Duplicates %d", c.name, mode, got.members, res.Stats.Duplicates)
+			}
 		}
 	}
 }

@@ -1,38 +1,40 @@
-// Package neardup finds near-duplicate documents in a corpus.
+// Package neardup finds near-duplicate documents.
 //
 // A document is cut into shingles (package shingle), each shingle set gets a
 // MinHash signature (package minhash), LSH banding over the signatures
 // proposes candidate pairs (package lsh), every candidate is verified with the
 // exact Jaccard index of the two shingle sets (or, on request, with the
-// signature estimate), and verified pairs are grouped into clusters with
-// union-find (package cluster).
+// signature estimate), and verified pairs are grouped into clusters (package
+// cluster).
 //
-// Batch is the batch engine: Add every document, then Run. Documents whose
-// shingle sets are identical are recognised up front and checked once, so a
-// corpus with ten thousand copies of one text costs ten thousand set
-// comparisons, not fifty million.
+// # The engine as parts
+//
+// Every front end (the batch below, the commands, an online index, a
+// distributed pipeline) is built from the same parts, so that a pair is a
+// near-duplicate in one of them exactly when it is in the others:
+//
+//   - Params: what defines a sketch and a stored index (shingling, slots,
+//     seed, weighting, bands and rows, threshold); encoded, hashed and
+//     checked for compatibility. Options add the knobs of one run.
+//   - Sketcher and Sketch: text to shingle set, Fingerprint, signature and
+//     band keys, safe for concurrent use.
+//   - Verifier: the length filter, the signature pre-filter and the exact,
+//     weighted or estimated Jaccard of a candidate pair.
+//   - lsh.Params.HomeBand, lsh.BucketPairs and lsh.Table: the rules that
+//     make candidate generation reproducible outside a batch.
+//   - Clusters: star clusters or connected components of verified pairs, in
+//     keep order, over documents named by explicit sequence numbers.
+//
+// Batch is the batch engine built from them: Add every document, then Run.
+// Documents whose shingle sets are identical are recognised up front and
+// checked once, so a corpus with ten thousand copies of one text costs ten
+// thousand set comparisons, not fifty million.
 package neardup
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
-
-	"github.com/neardup/neardup/lsh"
-	"github.com/neardup/neardup/minhash"
-	"github.com/neardup/neardup/shingle"
 )
-
-// Defaults used where Options leave a field zero.
-const (
-	DefaultThreshold = 0.5
-	DefaultRecall    = 0.99
-	DefaultSeed      = 1
-	DefaultMaxBucket = 2000
-)
-
-// ErrOptions is wrapped by the errors Options.Validate returns.
-var ErrOptions = errors.New("neardup: invalid options")
 
 // Verify says how candidate pairs are checked.
 type Verify uint8
@@ -167,23 +169,27 @@ func (k Keep) String() string {
 	return "first"
 }
 
-// Options configure a Batch. The zero value of every field means its default.
+// Options configure a Batch: the Params that define what is computed per
+// document and per pair, and the knobs of one run, which change how the work
+// is done or what is kept, never a similarity.
+//
+// The zero value of every field means its default; an explicit value outside
+// a field's range is an error wrapping ErrOptions, never silently replaced.
 type Options struct {
-	Shingle   shingle.Options
-	Slots     int        // MinHash slots; default minhash.DefaultSlots
-	Seed      uint64     // MinHash seed; 0 means DefaultSeed
-	Threshold float64    // Jaccard threshold t in (0, 1]; default DefaultThreshold
-	Recall    float64    // chance that a pair exactly at t becomes a candidate; default DefaultRecall
-	Params    lsh.Params // bands and rows; zero: chosen by lsh.Choose from Threshold and Recall
-	Verify    Verify
-	Workers   int // goroutines; default runtime.GOMAXPROCS(0)
+	Params
+	// Verify says how candidates are checked: VerifyExact (the default)
+	// or VerifyEstimate, which keeps no shingle sets.
+	Verify Verify
+	// Workers is the number of goroutines; 0 means runtime.GOMAXPROCS(0).
+	Workers int
 	// MaxBucket bounds the all-pairs work in one LSH bucket of distinct
-	// sets; larger buckets are joined as a chain (see lsh.Candidates).
-	// Default DefaultMaxBucket; negative means no limit.
+	// sets; larger buckets are joined as a chain (lsh.BucketPairs).
+	// 0 means DefaultMaxBucket; negative means no limit.
 	MaxBucket int
-	Keep      Keep
-	Refine    Refine
-	Weight    Weight
+	// Keep chooses the representative of each cluster.
+	Keep Keep
+	// Refine adds a second measure to verified pairs.
+	Refine Refine
 	// Cluster says how verified pairs become clusters: ClusterStar (the
 	// zero value: every member verified against its representative) or
 	// ClusterComponents (connected components, which chain); see
@@ -191,62 +197,33 @@ type Options struct {
 	Cluster ClusterMode
 	// MaxCluster sets aside clusters of more than MaxCluster documents for
 	// review: they are reported with Cluster.Review set and none of their
-	// documents is marked in Result.Dup. 0 (or negative) means no limit.
+	// documents is marked in Result.Dup. 0 means no limit.
 	MaxCluster int
+	// StrictIDs makes Run fail with ErrDuplicateID when two documents
+	// were added with one id. Without it duplicate ids are counted in
+	// Stats.DuplicateIDs and listed in Result.DuplicateIDs.
+	StrictIDs bool
 }
 
-// withDefaults returns o with defaults filled in, or an error wrapping
+// resolve returns o with defaults filled in, or an error wrapping
 // ErrOptions.
-func (o Options) withDefaults() (Options, error) {
-	if o.Shingle.N == 0 {
-		if o.Shingle.Mode == shingle.Char {
-			o.Shingle.N = shingle.DefaultCharN
-		} else {
-			o.Shingle.N = shingle.DefaultWordN
-		}
+func (o Options) resolve() (Options, error) {
+	p, err := o.Params.Resolve()
+	if err != nil {
+		return o, err
 	}
-	if o.Shingle.N < 1 || o.Shingle.N > 1000 {
-		return o, fmt.Errorf("%w: shingle length %d: want 1 to 1000", ErrOptions, o.Shingle.N)
-	}
-	if o.Slots == 0 {
-		o.Slots = minhash.DefaultSlots
-	}
-	if o.Slots < 1 || o.Slots > 1<<16 {
-		return o, fmt.Errorf("%w: %d slots: want 1 to 65536", ErrOptions, o.Slots)
-	}
-	if o.Seed == 0 {
-		o.Seed = DefaultSeed
-	}
-	if o.Threshold == 0 {
-		o.Threshold = DefaultThreshold
-	}
-	if !(o.Threshold > 0 && o.Threshold <= 1) {
-		return o, fmt.Errorf("%w: threshold %v: want a number in (0, 1]", ErrOptions, o.Threshold)
-	}
-	if o.Recall == 0 {
-		o.Recall = DefaultRecall
-	}
-	if !(o.Recall > 0 && o.Recall < 1) {
-		return o, fmt.Errorf("%w: recall %v: want a number in (0, 1)", ErrOptions, o.Recall)
-	}
+	o.Params = p
 	switch {
-	case o.Params == (lsh.Params{}):
-		p, err := lsh.Choose(o.Slots, o.Threshold, o.Recall)
-		if err != nil {
-			return o, fmt.Errorf("%w: %v (use more slots, a lower recall, or set bands and rows)", ErrOptions, err)
-		}
-		o.Params = p
-	case o.Params.Bands < 1 || o.Params.Rows < 1:
-		return o, fmt.Errorf("%w: bands %d, rows %d: give both, each at least 1", ErrOptions, o.Params.Bands, o.Params.Rows)
-	case o.Params.Bands*o.Params.Rows > o.Slots:
-		return o, fmt.Errorf("%w: %d bands x %d rows = %d exceeds %d slots", ErrOptions,
-			o.Params.Bands, o.Params.Rows, o.Params.Bands*o.Params.Rows, o.Slots)
-	}
-	if o.Workers <= 0 {
+	case o.Workers < 0:
+		return o, fmt.Errorf("%w: %d workers: want 0 (one per CPU) or more", ErrOptions, o.Workers)
+	case o.Workers == 0:
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	if o.MaxBucket == 0 {
 		o.MaxBucket = DefaultMaxBucket
+	}
+	if o.MaxCluster < 0 {
+		return o, fmt.Errorf("%w: max cluster %d: want 0 (no limit) or more", ErrOptions, o.MaxCluster)
 	}
 	if o.Verify > VerifyEstimate {
 		return o, fmt.Errorf("%w: verify mode %d", ErrOptions, o.Verify)
@@ -257,9 +234,6 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Refine > RefineEdit {
 		return o, fmt.Errorf("%w: refine mode %d", ErrOptions, o.Refine)
 	}
-	if o.Weight > WeightIDF {
-		return o, fmt.Errorf("%w: weight mode %d", ErrOptions, o.Weight)
-	}
 	if o.Weight == WeightIDF && o.Verify != VerifyExact {
 		return o, fmt.Errorf("%w: idf weights need exact verification (the shingle sets in memory)", ErrOptions)
 	}
@@ -269,8 +243,7 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-// Validate reports whether o can be used, and the bands and rows it resolves to.
-func (o Options) Validate() (lsh.Params, error) {
-	d, err := o.withDefaults()
-	return d.Params, err
-}
+// Resolve returns o with every default filled in (Params resolved, Workers
+// and MaxBucket set), or an error wrapping ErrOptions naming the first field
+// outside its range.
+func (o Options) Resolve() (Options, error) { return o.resolve() }

@@ -1,6 +1,7 @@
 package lsh
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/bits"
@@ -16,6 +17,9 @@ type Candidates struct {
 	Sigs      []uint32 // n*Slots values, signature i at Sigs[i*Slots:(i+1)*Slots]
 	Workers   int      // goroutines; <= 0 means 1
 	MaxBucket int      // buckets larger than this are joined as a chain (m-1 pairs), not all pairs; <= 0: no limit
+	// BandsDone, if not nil, is incremented as each band is finished, for
+	// progress reports (Params.Bands in all).
+	BandsDone *atomic.Int64
 }
 
 // Stats counts what a search did.
@@ -65,11 +69,16 @@ type Stats struct {
 // (two record arrays, allocated once and reused for every band), nothing
 // per pair. Sigs is only read and must not change during Run.
 //
+// The rules are exported so that a search over buckets held elsewhere
+// reports the same pairs: Params.HomeBand, BucketPairs.
+//
 // fn may be nil to only count pairs. Run returns an error wrapping
 // ErrInvalid, before any call to fn, when Params do not fit in Slots,
 // len(Sigs) is not a multiple of Slots, or there are more than
-// math.MaxUint32 signatures.
-func (c *Candidates) Run(fn func(worker int, i, j uint32)) (Stats, error) {
+// math.MaxUint32 signatures. When ctx is cancelled, Run stops within a
+// few thousand pairs (or one band's sort) and returns ctx's error with the
+// Stats so far.
+func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) (Stats, error) {
 	p := c.Params
 	if p.Bands < 1 || p.Rows < 1 {
 		return Stats{}, fmt.Errorf("%w: Run: %d bands of %d rows", ErrInvalid, p.Bands, p.Rows)
@@ -90,19 +99,27 @@ func (c *Candidates) Run(fn func(worker int, i, j uint32)) (Stats, error) {
 	workers := min(max(c.Workers, 1), p.Bands)
 
 	var next atomic.Int64
+	var stop atomic.Bool
 	stats := make([]Stats, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			bw := bandWorker{c: c, w: w, fn: fn, n: n}
+			bw := bandWorker{c: c, w: w, fn: fn, n: n, ctx: ctx, stop: &stop}
 			bw.ents = make([]entry, n)
 			bw.tmp = make([]entry, n)
-			for {
+			for !stop.Load() {
 				band := int(next.Add(1) - 1)
 				if band >= p.Bands {
 					break
 				}
+				if ctx.Err() != nil {
+					stop.Store(true)
+					break
+				}
 				bw.band(band)
+				if c.BandsDone != nil {
+					c.BandsDone.Add(1)
+				}
 			}
 			stats[w] = bw.stats
 		})
@@ -114,6 +131,9 @@ func (c *Candidates) Run(fn func(worker int, i, j uint32)) (Stats, error) {
 		s.Pairs += ws.Pairs
 		s.LargeBuckets += ws.LargeBuckets
 		s.MaxBucketSeen = max(s.MaxBucketSeen, ws.MaxBucketSeen)
+	}
+	if stop.Load() {
+		return s, ctx.Err()
 	}
 	return s, nil
 }
@@ -138,6 +158,9 @@ type bandWorker struct {
 	ents  []entry
 	tmp   []entry
 	stats Stats
+	ctx   context.Context
+	stop  *atomic.Bool // set when ctx is done: every worker stops
+	tick  int          // pairs emitted since the last look at ctx
 }
 
 func (bw *bandWorker) band(band int) {
@@ -153,7 +176,7 @@ func (bw *bandWorker) band(band int) {
 	// The sort is stable and the records were filled in id order, so runs of
 	// equal keys come out in ascending id order.
 	sorted := radixSort(ents, bw.tmp)
-	for lo := 0; lo < len(sorted); {
+	for lo := 0; lo < len(sorted) && !bw.stop.Load(); {
 		hi := lo + 1
 		for hi < len(sorted) && sorted[hi].key == sorted[lo].key {
 			hi++
@@ -208,47 +231,39 @@ func (bw *bandWorker) run(run []entry, band int) {
 	}
 }
 
-// bucket emits the pairs of one true bucket whose members are in ascending id order.
+// bucket emits the pairs of one true bucket whose members are in ascending
+// id order, by BucketPairs' rule.
 func (bw *bandWorker) bucket(b []entry, band int) {
 	m := len(b)
 	bw.stats.MaxBucketSeen = max(bw.stats.MaxBucketSeen, m)
-	if mb := bw.c.MaxBucket; mb > 0 && m > mb {
+	if Chained(m, bw.c.MaxBucket) {
 		bw.stats.LargeBuckets++
-		for k := 0; k+1 < m; k++ {
-			bw.emit(b[k].id, b[k+1].id, band)
-		}
-		return
 	}
-	for x := 0; x+1 < m; x++ {
-		for y := x + 1; y < m; y++ {
-			bw.emit(b[x].id, b[y].id, band)
-		}
-	}
+	BucketPairs(m, bw.c.MaxBucket, func(x, y int) bool {
+		bw.emit(b[x].id, b[y].id, band)
+		return !bw.stop.Load()
+	})
 }
 
-// emit reports i < j unless band is not the pair's home band.
+// emit reports i < j unless band is not the pair's home band
+// (Params.HomeBand).
 func (bw *bandWorker) emit(i, j uint32, band int) {
+	c := bw.c
 	if band > 0 {
-		c := bw.c
-		r, slots := c.Params.Rows, c.Slots
-		si := c.Sigs[int(i)*slots : int(i)*slots+band*r]
-		sj := c.Sigs[int(j)*slots : int(j)*slots+band*r]
-		// A plain loop, not slices.Equal per band: most bands differ in
-		// their first slot, so this is about one comparison per band
-		// (slices.Equal here cost ~10% of a 1M-document run's CPU).
-		for k := 0; k+r <= len(si) && k+r <= len(sj); k += r {
-			x := 0
-			for x < r && si[k+x] == sj[k+x] {
-				x++
-			}
-			if x == r {
-				return // agreed on an earlier band: reported there
-			}
+		slots := c.Slots
+		if c.Params.agreesBefore(c.Sigs[int(i)*slots:int(i+1)*slots], c.Sigs[int(j)*slots:int(j+1)*slots], band) {
+			return // agreed on an earlier band: reported there
 		}
 	}
 	bw.stats.Pairs++
 	if bw.fn != nil {
 		bw.fn(bw.w, i, j)
+	}
+	if bw.tick++; bw.tick >= 4096 {
+		bw.tick = 0
+		if bw.ctx.Err() != nil {
+			bw.stop.Store(true)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package lsh
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -65,14 +66,14 @@ func BenchmarkRun(b *testing.B) {
 				c := &Candidates{Params: Params{35, 3}, Slots: 128, Sigs: sigs, Workers: workers, MaxBucket: 1000}
 				// Peak heap of one Run on its own, above the signatures.
 				stop := heapPeak()
-				st, err := c.Run(nil)
+				st, err := c.Run(context.Background(), nil)
 				if err != nil {
 					b.Fatal(err)
 				}
 				peak := stop()
 				b.ReportAllocs()
 				for b.Loop() {
-					if _, err := c.Run(nil); err != nil {
+					if _, err := c.Run(context.Background(), nil); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -80,6 +81,27 @@ func BenchmarkRun(b *testing.B) {
 				b.ReportMetric(float64(st.Pairs), "pairs")
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/doc")
 			})
+		}
+	}
+}
+
+// BenchmarkLargeBucket is one bucket of 10,000 identical signatures in
+// every band: with MaxBucket 1000 it is chained (n-1 pairs), so its cost
+// must stay linear (it was a timed unit test; timings belong here).
+func BenchmarkLargeBucket(b *testing.B) {
+	const n, slots = 10_000, 128
+	sigs := make([]uint32, n*slots)
+	for i := range n {
+		for k := range slots {
+			sigs[i*slots+k] = uint32(k * 7)
+		}
+	}
+	c := &Candidates{Params: Params{35, 3}, Slots: slots, Sigs: sigs, Workers: 2, MaxBucket: 1000}
+	b.ReportAllocs()
+	for b.Loop() {
+		st, err := c.Run(context.Background(), nil)
+		if err != nil || st.Pairs != n-1 {
+			b.Fatalf("%+v, %v", st, err)
 		}
 	}
 }

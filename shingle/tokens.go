@@ -8,30 +8,56 @@ import (
 // AppendTokens appends to dst the sequence the shingles of text are cut
 // from, in text order: in Word mode H of each lower-cased token (the token
 // hashes of the package doc), in Char mode each code point of the
-// normalised text. Two texts' token sequences are what an edit distance
-// between them is measured on. It uses the Shingler's scratch space (not
-// safe for concurrent use) and allocates only when dst must grow.
+// normalised text, a run of white space being one ' '. Two texts' token
+// sequences are what an edit distance between them is measured on. It uses
+// the Shingler's scratch space (not safe for concurrent use) and allocates
+// only when dst must grow.
 //
 // It is a plain rune-by-rune implementation, not the shingling fast path:
 // neardup calls it only when an edit distance is asked for.
 func (s *Shingler) AppendTokens(dst []uint64, text []byte) []uint64 {
+	s.eachToken(text,
+		func(tok []byte) { dst = append(dst, hashBytes(tok)) },
+		func(r rune) { dst = append(dst, uint64(r)) })
+	return dst
+}
+
+// AppendTokenStrings appends to dst the tokens of AppendTokens as text: in
+// Word mode each lower-cased token, in Char mode each code point of the
+// normalised text as a one-rune string (" " for a run of white space). It
+// is for showing tokens to people (explain's shared runs); it allocates a
+// string per token.
+func (s *Shingler) AppendTokenStrings(dst []string, text []byte) []string {
+	s.eachToken(text,
+		func(tok []byte) { dst = append(dst, string(tok)) },
+		func(r rune) { dst = append(dst, string(r)) })
+	return dst
+}
+
+// eachToken walks the tokens of text in order, the one definition both
+// AppendTokens and AppendTokenStrings use: word(tok) for each lower-cased
+// token in Word mode (tok is only valid during the call), char(r) for each
+// code point of the normalised text in Char mode (' ' for a run of white
+// space, none leading or trailing).
+func (s *Shingler) eachToken(text []byte, word func(tok []byte), char func(r rune)) {
 	tok := s.tokBuf[:0]
-	start := len(dst)
 	space := false // Char: a space is pending
+	any := false   // Char: a code point was emitted
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRune(text[i:])
 		i += n
 		r = unicode.ToLower(r) // utf8.RuneError stays U+FFFD
 		if s.o.Mode == Char {
 			if unicode.IsSpace(r) {
-				space = len(dst) > start // leading space is trimmed
+				space = any // leading space is trimmed
 				continue
 			}
 			if space {
-				dst = append(dst, ' ')
+				char(' ')
 			}
 			space = false
-			dst = append(dst, uint64(r))
+			any = true
+			char(r)
 			continue
 		}
 		if isTokenRune(r) {
@@ -39,13 +65,12 @@ func (s *Shingler) AppendTokens(dst []uint64, text []byte) []uint64 {
 			continue
 		}
 		if len(tok) > 0 {
-			dst = append(dst, hashBytes(tok))
+			word(tok)
 			tok = tok[:0]
 		}
 	}
 	if len(tok) > 0 {
-		dst = append(dst, hashBytes(tok))
+		word(tok)
 	}
 	s.tokBuf = tok[:0]
-	return dst
 }

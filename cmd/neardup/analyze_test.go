@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/neardup/neardup/internal/chart"
@@ -94,20 +93,11 @@ func analyzeRunJSON(t *testing.T, args ...string) analyzeJSON {
 }
 
 // The histogram, cutoff counts and examples equal a plain double loop over
-// the whole corpus (smaller than --sample) with shingle.Jaccard.
-// Both ways of counting common shingles are checked.
+// the whole corpus (smaller than --sample) with shingle.Jaccard. (Both ways
+// allpairs.All counts common shingles are checked in package allpairs.)
 func TestAnalyzeBruteForce(t *testing.T) {
 	path, docs := analyzeCorpus(t)
-	for _, m := range []struct {
-		name   string
-		method int
-	}{{"auto", methodAuto}, {"merge", methodMerge}, {"postings", methodPostings}} {
-		t.Run(m.name, func(t *testing.T) {
-			defer func(old int) { pairMethod = old }(pairMethod)
-			pairMethod = m.method
-			analyzeBruteForce(t, path, docs)
-		})
-	}
+	analyzeBruteForce(t, path, docs)
 }
 
 func analyzeBruteForce(t *testing.T, path string, docs []analyzeDoc) {
@@ -307,16 +297,6 @@ func TestAnalyzeWrap(t *testing.T) {
 	}
 }
 
-// hasToken agrees with the shingler on what is empty.
-func TestAnalyzeHasToken(t *testing.T) {
-	w1, _ := shingle.New(shingle.Options{Mode: shingle.Word, N: 1})
-	for _, s := range []string{"", " ", "!!", "\xff\xfe", "a", " Z ", "é", "٣", "²", "½", "—", "\u00a0", "x\xff", "İ", "日本", "🙂", "_", "ǅ"} {
-		if got, want := hasToken([]byte(s)), len(w1.AppendSetString(nil, s)) > 0; got != want {
-			t.Errorf("hasToken(%q) = %v, shingle set non-empty: %v", s, got, want)
-		}
-	}
-}
-
 func TestAnalyzeUsage(t *testing.T) {
 	path, _ := analyzeCorpus(t)
 	for _, args := range [][]string{
@@ -376,37 +356,27 @@ func TestAnalyzePlot(t *testing.T) {
 }
 
 func TestAnalyzeKijiji(t *testing.T) {
-	const path = "../../../shared/data/kijiji.tsv"
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("no", path)
-	}
+	path := realData(t, "kijiji.tsv")
 	if testing.Short() {
 		t.Skip("short")
 	}
-	start := time.Now()
 	r := analyzeRunJSON(t, "--text-field", "Title,Short Description", "--ngram", "1-5", path)
-	t.Logf("kijiji: sample %d of %d (%d empty), %d lengths in %v", r.Sample, r.Documents, r.Empty, len(r.Lengths), time.Since(start))
-	if r.Sample < 2 || len(r.Lengths) != 6 {
-		t.Fatalf("sample %d, %d lengths", r.Sample, len(r.Lengths))
+	if r.Sample != 2000 || r.Documents < 2600 || len(r.Lengths) != 6 {
+		t.Fatalf("sample %d of %d, %d lengths; want 2000 of the 2,627 ads, 6 lengths", r.Sample, r.Documents, len(r.Lengths))
 	}
 }
 
-// The target workload: 2,000 documents, word 1-7 and char 5.
-func TestAnalyzeAdzunaTiming(t *testing.T) {
-	const path = "../../../shared/data/adzuna_first2499.csv"
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("no", path)
-	}
+// The workload the README times: 2,000 job ads, word 1-7 and char 5.
+func TestAnalyzeAdzuna(t *testing.T) {
+	path := realData(t, "adzuna_first2499.csv")
 	if testing.Short() {
 		t.Skip("short")
 	}
-	start := time.Now()
 	code, out, errs := analyzeCLI(t, "--text-field", "Title,FullDescription", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	t.Logf("adzuna: %v\n%s", time.Since(start), errs)
-	if !strings.Contains(out, "Sample: 2000 of") {
-		t.Fatalf("output:\n%.500s", out)
+	if !strings.Contains(out, "Sample: 2000 of") || !strings.Contains(errs, "8 lengths x 1999000 pairs") {
+		t.Fatalf("output:\n%.500s\nstderr: %s", out, errs)
 	}
 }

@@ -10,12 +10,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/neardup/neardup/allpairs"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/chart"
 	"github.com/neardup/neardup/internal/sample"
@@ -107,7 +106,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 	}{{"--ngram", f.ngram, shingle.Word}, {"--char", f.char, shingle.Char}} {
 		ns, err := parseLengths(m.spec)
 		if err != nil {
-			return fmt.Errorf("%w: %s %q: %v", errUsage, m.flag, m.spec, err)
+			return fmt.Errorf("%w: %s %v", errUsage, m.flag, err)
 		}
 		for _, n := range ns {
 			lens = append(lens, shingleLen{m.mode, n})
@@ -118,7 +117,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 	}
 	cutoffs, err := parseCutoffs(f.cutoffs)
 	if err != nil {
-		return fmt.Errorf("%w: --cutoffs %q: %v", errUsage, f.cutoffs, err)
+		return fmt.Errorf("%w: --cutoffs %v", errUsage, err)
 	}
 	switch {
 	case f.sample < 2:
@@ -259,8 +258,16 @@ func readSample(ctx context.Context, e *env, src *source, inputs []string, co co
 	r := sample.New(k, seed)
 	s := &docSample{}
 	slots := make([]sampledDoc, 0, min(k, 1<<16))
-	err := readDocs(ctx, e, src, inputs, co, false, func(id string, text []byte) error {
-		if !hasToken(text) {
+	// A document with no word token has no shingles in any mode or length
+	// (char shingles need a code point that is not a space, and every
+	// token is one): the word tokenizer of package shingle decides.
+	words, err := shingle.New(shingle.Options{Mode: shingle.Word, N: 1})
+	if err != nil {
+		return nil, err
+	}
+	var toks []uint64
+	err = readDocs(ctx, e, src, inputs, co, false, func(id string, text []byte) error {
+		if toks = words.AppendTokens(toks[:0], text); len(toks) == 0 {
 			s.empty++
 			return nil
 		}
@@ -284,33 +291,6 @@ func readSample(ctx context.Context, e *env, src *source, inputs []string, co co
 	s.docs = slots
 	s.seen = r.Seen()
 	return s, nil
-}
-
-// hasToken reports whether text has a token in the sense of package
-// shingle (a letter or a digit of the lower-cased text; invalid UTF-8 is
-// U+FFFD, neither), i.e. whether its shingle sets are non-empty in every
-// mode and length.
-func hasToken(text []byte) bool {
-	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			if '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z' {
-				return true
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(text[i:])
-		i += n
-		if r == utf8.RuneError && n == 1 {
-			continue
-		}
-		r = unicode.ToLower(r)
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return true
-		}
-	}
-	return false
 }
 
 // pairExample is a pair of sample documents (a < b, indexes into the
@@ -385,80 +365,6 @@ func (p *partial) add(i, j, inter, sizes int) {
 	}
 }
 
-// How analyzeLength counts the shingles two documents have in common.
-const (
-	methodAuto     = iota // the cheaper of the two for the sample's sets
-	methodMerge           // shingle.Intersection of every pair: (n-1) x the total set size
-	methodPostings        // for each document, walk the postings of its shingles: sum of df^2/2
-)
-
-// pairMethod is methodAuto; tests set the others to check both against
-// a brute force.
-var pairMethod = methodAuto
-
-// postingsCheaper reports whether counting through postings should beat
-// merging every pair, from the shingles' document frequencies.
-func postingsCheaper(arena []uint64, n int) bool {
-	sorted := slices.Clone(arena)
-	slices.Sort(sorted)
-	var sq int64
-	for i := 0; i < len(sorted); {
-		j := i + 1
-		for j < len(sorted) && sorted[j] == sorted[i] {
-			j++
-		}
-		sq += int64(j-i) * int64(j-i-1) / 2
-		i = j
-	}
-	// A posting step (a scattered increment) costs about four merge
-	// steps (AVX2, sequential), measured on job ads.
-	return 4*sq < int64(n-1)*int64(len(arena))
-}
-
-// postings lists, for every shingle occurrence k of the arena (document i's
-// set is arena[off[i]:off[i+1]]), the documents after i that have it.
-type postings struct {
-	docs  []int32 // documents per distinct shingle, ascending, concatenated
-	end   []int32 // per occurrence: end of its shingle's documents in docs
-	start []int32 // per occurrence: its own position in docs
-}
-
-func newPostings(arena []uint64, off []int) *postings {
-	ids := make(map[uint64]int32, len(arena)/2)
-	occ := make([]int32, len(arena)) // dense shingle id per occurrence
-	var df []int32
-	for k, h := range arena {
-		id, ok := ids[h]
-		if !ok {
-			id = int32(len(df))
-			ids[h] = id
-			df = append(df, 0)
-		}
-		occ[k] = id
-		df[id]++
-	}
-	first := make([]int32, len(df)+1) // start of each shingle's documents
-	for id, c := range df {
-		first[id+1] = first[id] + c
-	}
-	fill := slices.Clone(first[:len(df)])
-	p := &postings{docs: make([]int32, len(arena)), end: make([]int32, len(arena)), start: make([]int32, len(arena))}
-	for i := 0; i+1 < len(off); i++ {
-		for k := off[i]; k < off[i+1]; k++ {
-			id := occ[k]
-			p.start[k] = fill[id]
-			p.docs[fill[id]] = int32(i)
-			fill[id]++
-			p.end[k] = first[id+1]
-		}
-	}
-	return p
-}
-
-// after returns the documents after the one of occurrence k that have its
-// shingle.
-func (p *postings) after(k int) []int32 { return p.docs[p.start[k]+1 : p.end[k]] }
-
 // lenResult is the analysis of the sample for one shingle length.
 type lenResult struct {
 	l        shingleLen
@@ -470,30 +376,22 @@ type lenResult struct {
 }
 
 // analyzeLength shingles every document of the sample once and computes
-// the exact Jaccard of all pairs on the given number of workers, which
-// take rows (document i against every j > i) from a shared counter. Each
-// worker counts into its own histogram; nothing is allocated per pair.
+// the exact Jaccard of all pairs (allpairs.All) on the given number of
+// workers. Each worker counts into its own histogram; nothing is allocated
+// per pair.
 func analyzeLength(ctx context.Context, smp *docSample, l shingleLen, bag bool, cutoffs []float64, examples, workers int) (*lenResult, error) {
 	sh, err := shingle.New(shingle.Options{Mode: l.mode, N: l.n, Bag: bag})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	n := len(smp.docs)
-	off := make([]int, n+1)
-	var arena []uint64
+	sets := make([][]uint64, n)
+	total := 0
 	for i, d := range smp.docs {
-		arena = sh.AppendSet(arena, d.text)
-		off[i+1] = len(arena)
-	}
-	set := func(i int) []uint64 { return arena[off[i]:off[i+1]:off[i+1]] }
-
-	var post *postings
-	if pairMethod == methodPostings || pairMethod == methodAuto && postingsCheaper(arena, n) {
-		post = newPostings(arena, off)
+		sets[i] = sh.AppendSet(nil, d.text)
+		total += len(sets[i])
 	}
 	parts := make([]partial, workers)
-	var next atomic.Int64
-	var wg sync.WaitGroup
 	for w := range parts {
 		p := &parts[w]
 		p.cutoffs = cutoffs
@@ -502,44 +400,15 @@ func analyzeLength(ctx context.Context, smp *docSample, l shingleLen, bag bool, 
 		for c := range p.near {
 			p.near[c] = nearest{k: examples, pairs: make([]pairExample, 0, examples+1)}
 		}
-		var counts []int32
-		if post != nil {
-			counts = make([]int32, n)
-		}
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n-1 || ctx.Err() != nil {
-					return
-				}
-				a := set(i)
-				if post == nil {
-					for j := i + 1; j < n; j++ {
-						b := set(j)
-						p.add(i, j, shingle.Intersection(a, b), len(a)+len(b))
-					}
-					continue
-				}
-				// Count, for every j > i, the shingles of i that j has:
-				// the postings of i's shingles after i.
-				for k := off[i]; k < off[i+1]; k++ {
-					for _, j := range post.after(k) {
-						counts[j]++
-					}
-				}
-				for j := i + 1; j < n; j++ {
-					p.add(i, j, int(counts[j]), len(a)+off[j+1]-off[j])
-					counts[j] = 0
-				}
-			}
-		})
 	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	err = allpairs.All(ctx, sets, workers, func(w, i, j, inter int) {
+		parts[w].add(i, j, inter, len(sets[i])+len(sets[j]))
+	})
+	if err != nil {
 		return nil, err
 	}
 	r := &lenResult{l: l, pairs: int64(n) * int64(n-1) / 2, atLeast: make([]int64, len(cutoffs)),
-		examples: make([][]pairExample, len(cutoffs)), meanSet: float64(len(arena)) / float64(n)}
+		examples: make([][]pairExample, len(cutoffs)), meanSet: float64(total) / float64(n)}
 	for c := range cutoffs {
 		all := nearest{k: examples}
 		for w := range parts {

@@ -36,9 +36,9 @@ Flags:
 // shared by every command that reads a corpus.
 type shingleFlags struct {
 	format, textField, idField string
-	skipBad                    bool
+	skipBad, includeBinary     bool
 	mode                       string
-	ngram                      int
+	ngram                      optInt
 	bag                        bool
 }
 
@@ -54,13 +54,14 @@ func (s *shingleFlags) registerInput(fs *flag.FlagSet) {
 	fs.StringVar(&s.textField, "text-field", "", "comma-separated fields/columns joined by a space to make the text (default \"text\")")
 	fs.StringVar(&s.idField, "id-field", "", "field/column holding the document id (default \"id\" when present, else the record number)")
 	fs.BoolVar(&s.skipBad, "skip-bad", false, "skip malformed records (counted in the summary) instead of failing")
+	fs.BoolVar(&s.includeBinary, "include-binary", false, "read binary files of directory inputs too (default: skipped and counted, as a NUL byte in the first 8 KiB shows)")
 	s.mode = "word" // for options() when registerShingle is not used
 }
 
 // registerShingle adds the flags that say how documents become shingles.
 func (s *shingleFlags) registerShingle(fs *flag.FlagSet) {
 	fs.StringVar(&s.mode, "shingle", "word", "shingle mode: word (n-grams of tokens) or char (k-grams of code points)")
-	fs.IntVar(&s.ngram, "ngram", 0, fmt.Sprintf("shingle length (default %d for word, %d for char)", shingle.DefaultWordN, shingle.DefaultCharN))
+	fs.Var(&s.ngram, "ngram", fmt.Sprintf("shingle length, 1 to %d (default %d for word, %d for char)", shingle.MaxN, shingle.DefaultWordN, shingle.DefaultCharN))
 	fs.BoolVar(&s.bag, "bag", false, "count repeated shingles (multiset Jaccard)")
 }
 
@@ -69,7 +70,7 @@ func (s *shingleFlags) options() (corpus.Options, shingle.Options, error) {
 	var so shingle.Options
 	f, err := corpus.ParseFormat(s.format)
 	if err != nil {
-		return co, so, fmt.Errorf("%w: --format: %v", errUsage, err)
+		return co, so, fmt.Errorf("%w: --format %q: want auto, text, jsonl, csv, tsv, parquet or dir", errUsage, s.format)
 	}
 	co.Format = f
 	if s.textField != "" {
@@ -81,14 +82,16 @@ func (s *shingleFlags) options() (corpus.Options, shingle.Options, error) {
 	}
 	co.IDField = s.idField
 	co.SkipBad = s.skipBad
+	co.IncludeBinary = s.includeBinary
 	m, err := shingle.ParseMode(s.mode)
 	if err != nil {
-		return co, so, fmt.Errorf("%w: --shingle: %v", errUsage, err)
+		return co, so, fmt.Errorf("%w: --shingle %q: want word or char", errUsage, s.mode)
 	}
-	if s.ngram < 0 {
-		return co, so, fmt.Errorf("%w: --ngram %d: want a positive length", errUsage, s.ngram)
+	// An explicit --ngram 0 is an error, not the default length.
+	if s.ngram.set && (s.ngram.v < 1 || s.ngram.v > shingle.MaxN) {
+		return co, so, fmt.Errorf("%w: --ngram %d: want a length from 1 to %d", errUsage, s.ngram.v, shingle.MaxN)
 	}
-	so = shingle.Options{Mode: m, N: s.ngram, Bag: s.bag}
+	so = shingle.Options{Mode: m, N: s.ngram.v, Bag: s.bag}
 	return co, so, nil
 }
 
@@ -96,15 +99,16 @@ type dedupFlags struct {
 	in shingleFlags
 	engineFlags
 
-	pairs      string
-	clusters   string
-	output     string
-	stats      string
-	report     string
-	quiet      bool
-	noProgress bool
-	cpuProfile string
-	memProfile string
+	pairs        string
+	pairsCompact bool
+	clusters     string
+	output       string
+	stats        string
+	report       string
+	quiet        bool
+	noProgress   bool
+	cpuProfile   string
+	memProfile   string
 }
 
 func runDedup(ctx context.Context, e *env, args []string) error {
@@ -112,7 +116,8 @@ func runDedup(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "dedup", dedupUsage)
 	f.in.register(fs)
 	f.engineFlags.register(fs)
-	fs.StringVar(&f.pairs, "pairs", "", "write verified pairs as TSV: id_a, id_b, jaccard (\"-\": standard output)")
+	fs.StringVar(&f.pairs, "pairs", "", "write every near-duplicate pair as TSV: id_a, id_b, jaccard (\"-\": standard output)")
+	fs.BoolVar(&f.pairsCompact, "pairs-compact", false, "--pairs lists identical copies as a star around the earliest copy, and pairs with other documents for the earliest copy only")
 	fs.StringVar(&f.clusters, "clusters", "", "write clusters of two or more documents as JSONL (\"-\": standard output)")
 	fs.StringVar(&f.output, "output", "", "write the corpus without duplicates, in the input's format (.gz/.zst compress)")
 	fs.StringVar(&f.stats, "stats", "", "write a JSON summary (\"-\": standard output)")
@@ -147,16 +152,49 @@ func runDedup(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
-// checkOutputs refuses output paths that would overwrite an input or each
-// other, before any work is done.
+// checkOutputs refuses, before any work is done, output paths that would
+// overwrite an input or each other, more than one output to standard
+// output, and paths that cannot be written (see checkWritable). Errors name
+// the flag and the path as the user gave them.
 func checkOutputs(inputs []string, f *dedupFlags) error {
+	outs := []struct{ flag, path string }{{"--pairs", f.pairs}, {"--clusters", f.clusters}, {"--output", f.output}, {"--stats", f.stats}, {"--report", f.report}}
+	var toStdout []string
+	for _, o := range outs {
+		if o.path == "-" {
+			toStdout = append(toStdout, o.flag+" -")
+		}
+	}
+	if len(toStdout) > 1 {
+		return fmt.Errorf("%w: %s: only one output can go to standard output", errUsage, strings.Join(toStdout, " and "))
+	}
+	// --output of a directory input is a directory, created by the run.
+	dirOut := false
+	if format, err := corpus.ParseFormat(f.in.format); err == nil && (format == corpus.Auto || format == corpus.Dir) && f.output != "" {
+		for _, in := range inputs {
+			if fi, err := os.Stat(in); in != "-" && err == nil && fi.IsDir() {
+				dirOut = true
+			}
+		}
+	}
+	if f.output != "" && f.output != "-" && !dirOut {
+		if err := checkOutputFormat(f, inputs); err != nil {
+			return err
+		}
+	}
+	switch {
+	case dirOut && len(inputs) > 1:
+		return fmt.Errorf("%w: --output with a directory input needs that directory as the only input", errUsage)
+	case dirOut && f.output == "-":
+		return fmt.Errorf("%w: --output - cannot hold a directory", errUsage)
+	}
 	seen := map[string]string{}
 	for _, in := range inputs {
 		if in != "-" {
 			seen[absPath(in)] = "input " + in
 		}
 	}
-	for _, o := range []struct{ flag, path string }{{"--pairs", f.pairs}, {"--clusters", f.clusters}, {"--output", f.output}, {"--stats", f.stats}, {"--report", f.report}} {
+	outs = append(outs, struct{ flag, path string }{"--cpuprofile", f.cpuProfile}, struct{ flag, path string }{"--memprofile", f.memProfile})
+	for _, o := range outs {
 		if o.path == "" || o.path == "-" {
 			continue
 		}
@@ -164,6 +202,38 @@ func checkOutputs(inputs []string, f *dedupFlags) error {
 			return fmt.Errorf("%w: %s %s would overwrite %s", errUsage, o.flag, o.path, prev)
 		}
 		seen[absPath(o.path)] = o.flag
+	}
+	for _, o := range outs {
+		if o.path == "" || o.path == "-" {
+			continue
+		}
+		if err := checkWritable(o.flag, o.path, dirOut && o.flag == "--output"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkOutputFormat refuses an --output whose name says another format
+// than the input's (the output is always written in the input's format).
+// Standard input's format is only known once read: it is not checked.
+func checkOutputFormat(f *dedupFlags, inputs []string) error {
+	format, err := corpus.ParseFormat(f.in.format)
+	if err != nil {
+		return nil // reported by shingleFlags.options
+	}
+	if format == corpus.Auto {
+		if inputs[0] == "-" {
+			return nil
+		}
+		if format, err = corpus.Detect(inputs[0]); err != nil {
+			return nil // reported when the input is opened
+		}
+	}
+	if err := corpus.CheckOutputName(f.output, format); err != nil {
+		msg := strings.TrimPrefix(err.Error(), f.output+": ")
+		msg = strings.TrimPrefix(msg, corpus.ErrFormatMismatch.Error()+": ")
+		return fmt.Errorf("%w: --output %s: %s", errUsage, f.output, msg)
 	}
 	return nil
 }
@@ -183,9 +253,28 @@ type source struct {
 	fileOf  []int32 // input index of each document
 	numOf   []int32 // record number of each document in its input
 	skipped int
+	binary  int // binary files of directory inputs left out
 	bytes   atomic.Int64
 	spooled []string    // temporary files to remove
 	open    []io.Closer // files to close (corpus.NewReader does not close its input)
+}
+
+// where names document d for people: "ads.csv record 12".
+func (s *source) where(d int) string {
+	return fmt.Sprintf("%s record %d", s.names[s.fileOf[d]], s.numOf[d])
+}
+
+// describeDuplicate names a repeated id and where it occurs.
+func describeDuplicate(src *source, d neardup.DuplicateID) string {
+	var at []string
+	for _, doc := range d.Docs {
+		at = append(at, src.where(doc))
+	}
+	more := ""
+	if d.Count > len(d.Docs) {
+		more = fmt.Sprintf(" and %d more", d.Count-len(d.Docs))
+	}
+	return fmt.Sprintf("%q in %s%s", d.ID, strings.Join(at, ", "), more)
 }
 
 func (s *source) cleanup() {
@@ -201,27 +290,35 @@ func dedup(ctx context.Context, e *env, f *dedupFlags, inputs []string, co corpu
 	start := time.Now()
 	b, err := neardup.NewBatch(o)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return fmt.Errorf("%w: %s", errUsage, errText(err))
 	}
+	defer b.Close()
 	src := &source{}
 	defer src.cleanup()
-	stopProgress := startProgress(e, f.noProgress || f.quiet, b, src)
+	pr := &progress{src: src}
+	pr.watch(b)
+	stopProgress := startProgress(e, f.noProgress || f.quiet, pr)
+	defer stopProgress()
 	err = readAll(ctx, e, src, inputs, co, f.output != "" || reportRereadsStdin(f, inputs), b)
 	if err != nil {
-		stopProgress()
 		return err
 	}
+	if f.strictIDs {
+		if n, ex := b.DuplicateIDs(1); n > 0 {
+			return fmt.Errorf("--strict-ids: %d documents repeat an earlier id, e.g. %s", n, describeDuplicate(src, ex[0]))
+		}
+	}
 	res, err := b.Run(ctx)
-	stopProgress()
 	if err != nil {
 		return err
 	}
 	tw := time.Now()
-	if err := writeOutputs(e, f, src, co, b, res); err != nil {
+	if err := writeOutputs(e, f, src, co, b, res, start, pr); err != nil {
 		return err
 	}
 	writeTime := time.Since(tw)
 	total := time.Since(start)
+	stopProgress()
 	if !f.quiet {
 		printSummary(e.stderr, b, src, res, writeTime, total)
 	}
@@ -299,6 +396,7 @@ func readDocs(ctx context.Context, e *env, src *source, inputs []string, co corp
 			src.bytes.Add(int64(len(rec.Text)))
 		}
 		src.skipped += r.Skipped()
+		src.binary += r.SkippedBinary()
 		if err := r.Close(); err != nil {
 			return fmt.Errorf("%s: %w", in, err)
 		}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"runtime"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/chart"
 	"github.com/neardup/neardup/lsh"
-	"github.com/neardup/neardup/minhash"
 )
 
 const evalUsage = `Usage: neardup eval [flags] INPUT...
@@ -53,6 +51,8 @@ type evalFlags struct {
 	jsonOut    bool
 	plot       string
 	truth      string
+	quiet      bool
+	noProgress bool
 }
 
 // evalBin is one similarity bin [Lo, Hi) (the last includes 1).
@@ -123,6 +123,8 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&f.plotFrom, "plot-from", 0.2, "lowest similarity of the measured S-curve (exact join at this threshold)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON instead of tables")
 	fs.StringVar(&f.plot, "plot", "", "draw the measured candidate fraction per bin over the S-curve to FILE.svg or FILE.png")
+	fs.BoolVar(&f.quiet, "quiet", false, "no stage lines or progress on standard error")
+	fs.BoolVar(&f.noProgress, "no-progress", false, "no progress line even on a terminal")
 	fs.StringVar(&f.truth, "truth", "", "score reported pairs against planted relations: a TSV with columns id, source[, family] (bench/gencorpus -truth)")
 	inputs, err := parseArgs(fs, args, 1, "no input given")
 	if err != nil {
@@ -148,14 +150,13 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if o.Weight == neardup.WeightIDF && f.plot != "" {
 		return fmt.Errorf("%w: --plot needs the exact join, which --weight idf skips", errUsage)
 	}
-	params := o.Params
 	var origin map[string]string
 	if f.truth != "" {
 		if origin, err = readTruth(f.truth); err != nil {
 			return err
 		}
 	}
-	rep, err := evaluate(ctx, e, &f, inputs, o, params, co, origin)
+	rep, err := evaluate(ctx, e, &f, inputs, o, co, origin)
 	if err != nil {
 		return err
 	}
@@ -181,11 +182,25 @@ func key(i, j int) pairKey {
 	return uint64(i)<<32 | uint64(j)
 }
 
-func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o neardup.Options, params lsh.Params, co corpus.Options, origin map[string]string) (*evalReport, error) {
+func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o neardup.Options, co corpus.Options, origin map[string]string) (*evalReport, error) {
+	params := o.LSH
+	// Each stage is announced on standard error when it ends (--quiet: not),
+	// and a progress line runs while it goes on.
+	say := func(format string, args ...any) {
+		if !f.quiet {
+			fmt.Fprintf(e.stderr, "eval: "+format+"\n", args...)
+		}
+	}
+	pr := &progress{}
+	stop := startProgress(e, f.quiet || f.noProgress, pr)
+	defer stop()
+	t0 := time.Now()
+	pr.set("reading", 0)
 	ids, texts, read, err := sampleTexts(ctx, e, inputs, co, f.sample, f.sampleSeed)
 	if err != nil {
 		return nil, err
 	}
+	say("read %d documents, kept %d, in %s", read, len(texts), dur(time.Since(t0)))
 	t := f.threshold
 	rep := &evalReport{Documents: len(texts), Read: read, Threshold: t, NumPerm: f.numPerm,
 		Bands: params.Bands, Rows: params.Rows, Verify: o.Verify.String()}
@@ -195,11 +210,13 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	}
 
 	// (a) the dedup engine, timed from the first Add to the end of Run.
-	t0 := time.Now()
+	t0 = time.Now()
 	b, err := neardup.NewBatch(o)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errUsage, err)
+		return nil, fmt.Errorf("%w: %s", errUsage, errText(err))
 	}
+	defer b.Close()
+	pr.watch(b)
 	for i, text := range texts {
 		if err := b.Add(strconv.Itoa(i), text); err != nil {
 			return nil, err
@@ -212,6 +229,7 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	rep.LSHSeconds = time.Since(t0).Seconds()
 	rep.Candidates = res.Stats.Candidates
 	rep.LSHPairs = len(res.Pairs)
+	say("dedup engine: %s, %d candidates, %d pairs", dur(time.Since(t0)), rep.Candidates, rep.LSHPairs)
 	rep.Clusters = evalClusters{Mode: o.Cluster.String(), Clusters: len(res.Clusters)}
 	for _, c := range res.Clusters {
 		rep.Clusters.Largest = max(rep.Clusters.Largest, len(c.Members))
@@ -234,6 +252,7 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 
 	// (b) the exact join on the same shingle sets.
 	t0 = time.Now()
+	pr.set("shingling for the exact join", 0)
 	sets, err := shingleAll(o.Shingle, texts)
 	if err != nil {
 		return nil, err
@@ -247,6 +266,7 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	var mu sync.Mutex
 	truth := map[pairKey]float64{}
 	t0 = time.Now()
+	pr.set(fmt.Sprintf("exact all-pairs join at t = %g", t), 0)
 	allpairs.JoinWorkers(sets, t, workers, func(i, j int, jac float64) {
 		if len(sets[i]) == 0 || len(sets[j]) == 0 {
 			return
@@ -257,9 +277,13 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	})
 	rep.ExactSeconds = time.Since(t0).Seconds()
 	rep.TruePairs = len(truth)
+	say("exact all-pairs join: %s, %d pairs", dur(time.Since(t0)), rep.TruePairs)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
-	// (c) compare. first[i] is the earliest document with i's set.
-	first := identicalGroups(sets)
+	// (c) compare. Canonical(i) is the earliest document with i's set.
+	first := res.Canonical
 	reported := make(map[pairKey]bool, len(res.Pairs))
 	rep.JaccardExact = true
 	for _, p := range res.Pairs {
@@ -284,7 +308,7 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	}
 	for k, jac := range truth {
 		i, j := int(k>>32), int(k&0xffffffff)
-		found := first[i] == first[j] || reported[k] || reported[key(first[i], first[j])]
+		found := first(i) == first(j) || reported[k] || reported[key(first(i), first(j))]
 		bin := rep.RecallBins[min(nb-1, max(0, int((jac-t)/0.05+1e-9)))]
 		bin.Pairs++
 		if found {
@@ -304,49 +328,24 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 
 	// The measured S-curve: exact pairs down to --plot-from, and which of
 	// them share a band (lsh.Candidates, no bucket limit, no verification).
-	bins, err := candidateCurve(sets, min(f.plotFrom, t), params, f.numPerm, o.Seed, workers)
+	t0 = time.Now()
+	bins, err := candidateCurve(ctx, pr, sets, min(f.plotFrom, t), o.Params, workers)
 	if err != nil {
 		return nil, err
 	}
+	say("measured S-curve (exact pairs from %g, LSH candidates): %s", min(f.plotFrom, t), dur(time.Since(t0)))
 	rep.CandidateBins = bins
 	return rep, nil
 }
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 
-// identicalGroups returns, for each set, the index of the earliest set
-// equal to it (itself when none is earlier). Empty sets map to themselves.
-func identicalGroups(sets [][]uint64) []int {
-	first := make([]int, len(sets))
-	byHash := map[uint64][]int{}
-	for i, s := range sets {
-		first[i] = i
-		if len(s) == 0 {
-			continue
-		}
-		h := uint64(len(s))
-		for _, v := range s {
-			h = (h ^ v) * 0x100000001b3
-			h ^= h >> 29
-		}
-		for _, c := range byHash[h] {
-			if slices.Equal(sets[c], s) {
-				first[i] = c
-				break
-			}
-		}
-		if first[i] == i {
-			byHash[h] = append(byHash[h], i)
-		}
-	}
-	return first
-}
-
 // candidateCurve bins the exact pairs with Jaccard >= from in bins of 0.05
 // over [0, 1] and measures the fraction of each bin that LSH makes a
 // candidate pair: signatures of every non-empty set, lsh.Candidates.Run
 // with no bucket limit.
-func candidateCurve(sets [][]uint64, from float64, p lsh.Params, slots int, seed uint64, workers int) ([]*evalBin, error) {
+func candidateCurve(ctx context.Context, pr *progress, sets [][]uint64, from float64, params neardup.Params, workers int) ([]*evalBin, error) {
+	p := params.LSH
 	const nb = 20
 	bins := make([]*evalBin, nb)
 	for k := range bins {
@@ -376,17 +375,19 @@ func candidateCurve(sets [][]uint64, from float64, p lsh.Params, slots int, seed
 		bins[k].sumJ += jac
 		mu.Unlock()
 	})
-	h, err := minhash.New(slots, seed)
+	sk, err := neardup.NewSketcher(params)
 	if err != nil {
 		return nil, err
 	}
+	slots := params.Slots
 	sigs := make([]uint32, 0, len(ids)*slots)
 	for _, i := range ids {
-		sigs = h.AppendSignature(sigs, sets[i])
+		sigs = sk.AppendSignature(sigs, sets[i])
 	}
 	counts := make([][nb]int64, max(1, workers))
-	c := &lsh.Candidates{Params: p, Slots: slots, Sigs: sigs, Workers: workers, MaxBucket: 0}
-	if _, err := c.Run(func(w int, i, j uint32) {
+	pr.set("LSH candidates per band", int64(p.Bands))
+	c := &lsh.Candidates{Params: p, Slots: slots, Sigs: sigs, Workers: workers, MaxBucket: 0, BandsDone: &pr.done}
+	if _, err := c.Run(ctx, func(w int, i, j uint32) {
 		if k, ok := pairs[key(int(i), int(j))]; ok {
 			counts[w][k]++
 		}

@@ -7,17 +7,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/bits"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/cluster"
 	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/idf"
 	"github.com/neardup/neardup/shingle"
 )
 
@@ -133,13 +132,14 @@ type sharedRun struct {
 	Text   string `json:"text"`
 }
 
-// corpusView is what explain keeps of the corpus: ids, sizes, and the texts
-// of A and B.
+// corpusView is what explain keeps of the corpus: ids, sizes, the texts
+// of A and B, and with --pairs what clustering and weighting need.
 type corpusView struct {
 	ids   []string
 	index map[string]int
 	sizes []int64
-	fps   []uint64 // --pairs with star clusters: fingerprint of each set (0: empty)
+	fps   []uint64   // --pairs: fingerprint of each set (0: empty), for identical groups
+	sets  [][]uint64 // --pairs with --weight idf: every set, for the idf weights
 	texts [2][]byte
 	found [2]bool
 }
@@ -151,14 +151,15 @@ func explain(ctx context.Context, e *env, f *explainFlags, o neardup.Options, id
 	var err error
 	if f.pairs == "" {
 		if b, err = neardup.NewBatch(o); err != nil {
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
+			return nil, fmt.Errorf("%w: %s", errUsage, errText(err))
 		}
+		defer b.Close()
 	}
-	sh, err := shingle.New(o.Shingle)
+	sk, err := neardup.NewSketcher(o.Params)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errUsage, err)
+		return nil, fmt.Errorf("%w: %s", errUsage, errText(err))
 	}
-	needFP := f.pairs != "" && o.Cluster == neardup.ClusterStar
+	keepSets := f.pairs != "" && o.Weight == neardup.WeightIDF
 	var scratch []uint64
 	src := &source{}
 	defer src.cleanup()
@@ -174,9 +175,12 @@ func explain(ctx context.Context, e *env, f *explainFlags, o neardup.Options, id
 				cv.texts[k], cv.found[k] = slices.Clone(text), true
 			}
 		}
-		if needFP {
-			scratch = sh.AppendSet(scratch[:0], text)
-			cv.fps = append(cv.fps, setFingerprint(scratch))
+		if f.pairs != "" {
+			scratch = sk.AppendSet(scratch[:0], text)
+			cv.fps = append(cv.fps, neardup.Fingerprint(scratch))
+			if keepSets {
+				cv.sets = append(cv.sets, slices.Clone(scratch))
+			}
 		}
 		if b != nil {
 			return b.Add(id, text)
@@ -194,28 +198,34 @@ func explain(ctx context.Context, e *env, f *explainFlags, o neardup.Options, id
 	a, bb := cv.index[idA], cv.index[idB]
 
 	x := &explanation{A: idA, B: idB, Threshold: o.Threshold, Mode: o.Cluster.String(), Path: []pathStep{}, Runs: []sharedRun{}}
-	if o.Shingle.N == 0 {
-		o.Shingle.N = defaultN(o.Shingle.Mode)
-	}
 	x.Shingles = fmt.Sprintf("%s %d-grams", o.Shingle.Mode, o.Shingle.N)
 	if o.Shingle.Bag {
 		x.Shingles += " (bag)"
 	}
-	setA := sh.AppendSet(nil, cv.texts[0])
-	setB := sh.AppendSet(nil, cv.texts[1])
-	x.jac = shingle.Jaccard(setA, setB)
-	x.Jaccard = jnum(x.jac)
-	x.SizeA, x.SizeB, x.Shared = len(setA), len(setB), shingle.Intersection(setA, setB)
+	if o.Weight == neardup.WeightIDF {
+		x.Shingles += ", idf-weighted"
+	}
+	var sa, sb neardup.Sketch
+	sk.Sketch(&sa, cv.texts[0], nil)
+	sk.Sketch(&sb, cv.texts[1], nil)
+	x.SizeA, x.SizeB, x.Shared = len(sa.Set), len(sb.Set), shingle.Intersection(sa.Set, sb.Set)
 
-	// The pairs, as document indices, and the clusters of A and B.
+	// The pairs, as document indices, the clusters of A and B, and
+	// canon[d], the document standing for d's identical-set group.
 	var pairs []neardup.Pair
+	var canon []int
 	if b != nil {
 		x.Source = "dedup run"
 		res, err := b.Run(ctx)
 		if err != nil {
 			return nil, err
 		}
+		x.jac = res.Similarity(a, bb) // what dedup compares with the threshold
 		pairs = res.Pairs
+		canon = make([]int, len(cv.ids))
+		for d := range canon {
+			canon[d] = res.Canonical(d)
+		}
 		for _, c := range res.Clusters {
 			for _, m := range c.Members {
 				ref := &clusterRef{Representative: cv.ids[c.Representative], Size: len(c.Members), Review: c.Review, rep: c.Representative}
@@ -232,42 +242,36 @@ func explain(ctx context.Context, e *env, f *explainFlags, o neardup.Options, id
 		if pairs, err = readPairsFile(f.pairs, cv); err != nil {
 			return nil, err
 		}
-		x.ClusterA, x.ClusterB = clustersFromPairs(cv, pairs, o, a, bb)
+		if o.Weight == neardup.WeightIDF {
+			// Weights over the distinct non-empty sets, as dedup computes them.
+			tab := idf.Compute(distinctSets(cv.sets, cv.fps))
+			sk.Weigh(&sa, tab)
+			sk.Weigh(&sb, tab)
+		}
+		v, err := neardup.NewVerifier(o.Params, o.Verify)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s", errUsage, errText(err))
+		}
+		x.jac = v.Similarity(&sa, &sb)
+		canon = identicalGroups(cv.fps)
+		if x.ClusterA, x.ClusterB, err = clustersFromPairs(cv, canon, pairs, o, a, bb); err != nil {
+			return nil, err
+		}
 	}
+	x.Jaccard = jnum(x.jac)
 	x.SameCluster = x.ClusterA != nil && x.ClusterB != nil && x.ClusterA.rep == x.ClusterB.rep
 
-	// Shortest path over the pairs graph, with the Jaccard of each step.
-	edges := make([][2]uint32, len(pairs))
-	for i, p := range pairs {
-		edges[i] = [2]uint32{uint32(p.A), uint32(p.B)}
-	}
-	path := cluster.NewGraph(len(cv.ids), edges).Path(uint32(a), uint32(bb))
-	edges = nil
-	x.SameComponent = path != nil
-	if path != nil {
-		step := map[[2]int]float64{}
-		for i := 1; i < len(path); i++ {
-			u, v := int(min(path[i-1], path[i])), int(max(path[i-1], path[i]))
-			step[[2]int{u, v}] = -1
-		}
-		for _, p := range pairs {
-			k := [2]int{min(p.A, p.B), max(p.A, p.B)}
-			if _, ok := step[k]; ok {
-				step[k] = p.Jaccard
-			}
-		}
-		for i, d := range path {
-			ps := pathStep{ID: cv.ids[d]}
-			if i > 0 {
-				j := jnum(step[[2]int{int(min(path[i-1], d)), int(max(path[i-1], d))}])
-				ps.Jaccard = &j
-			}
-			x.Path = append(x.Path, ps)
-		}
-	}
+	// Shortest path of verified pairs, identical copies being one node (so
+	// that a compact and a full pairs listing give the same path), with the
+	// Jaccard of each step.
+	x.Path, x.SameComponent = shortestPath(cv, canon, pairs, a, bb)
 
-	// Longest shared runs of tokens.
-	ta, tb := tokens(o.Shingle.Mode, cv.texts[0]), tokens(o.Shingle.Mode, cv.texts[1])
+	// Longest shared runs of tokens, as package shingle cuts them.
+	sh, err := shingle.New(o.Shingle)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", errUsage, errText(err))
+	}
+	ta, tb := sh.AppendTokenStrings(nil, cv.texts[0]), sh.AppendTokenStrings(nil, cv.texts[1])
 	x.MinRun = max(1, min(o.Shingle.N, len(ta), len(tb)))
 	sep := " "
 	if o.Shingle.Mode == shingle.Char {
@@ -279,24 +283,18 @@ func explain(ctx context.Context, e *env, f *explainFlags, o neardup.Options, id
 	return x, nil
 }
 
-func defaultN(m shingle.Mode) int {
-	if m == shingle.Char {
-		return shingle.DefaultCharN
+// distinctSets returns the distinct non-empty sets (the first of each
+// group of equal fingerprints): the corpus idf weights are computed over.
+func distinctSets(sets [][]uint64, fps []uint64) [][]uint64 {
+	seen := make(map[uint64]bool, len(fps))
+	var out [][]uint64
+	for i, fp := range fps {
+		if fp != 0 && !seen[fp] {
+			seen[fp] = true
+			out = append(out, sets[i])
+		}
 	}
-	return shingle.DefaultWordN
-}
-
-// setFingerprint hashes a sorted set so that identical sets collide; 0 only
-// for the empty set.
-func setFingerprint(set []uint64) uint64 {
-	if len(set) == 0 {
-		return 0
-	}
-	h := uint64(len(set)) * 0x9e3779b97f4a7c15
-	for _, v := range set {
-		h = bits.RotateLeft64(h^v, 29)*0xbf58476d1ce4e5b9 + 0x94d049bb133111eb
-	}
-	return h | 1
+	return out
 }
 
 // readPairsFile reads a dedup --pairs file: id_a, id_b, jaccard per line,
@@ -316,8 +314,8 @@ func readPairsFile(path string, cv *corpusView) ([]neardup.Pair, error) {
 			continue
 		}
 		fields := strings.Split(s, "\t")
-		if len(fields) != 3 {
-			return nil, fmt.Errorf("%s:%d: want 3 tab-separated fields (id_a, id_b, jaccard), got %d", path, line, len(fields))
+		if len(fields) != 3 && len(fields) != 4 {
+			return nil, fmt.Errorf("%s:%d: want 3 or 4 tab-separated fields (id_a, id_b, jaccard[, edit]), got %d", path, line, len(fields))
 		}
 		var ends [2]int
 		for k := range 2 {
@@ -366,134 +364,100 @@ func unescapeField(s string) string {
 	return sb.String()
 }
 
-// clustersFromPairs rebuilds the clusters of documents a and b from a pairs
-// file as Batch.Run would: connected components, or stars over distinct sets
-// (identical sets found by fingerprint) walked in --keep order.
-func clustersFromPairs(cv *corpusView, pairs []neardup.Pair, o neardup.Options, a, b int) (ca, cb *clusterRef) {
-	n := len(cv.ids)
-	order := make([]uint32, n)
-	for i := range order {
-		order[i] = uint32(i)
-	}
-	switch o.Keep {
-	case neardup.KeepLongest:
-		slices.SortStableFunc(order, func(x, y uint32) int { return cmp.Compare(cv.sizes[y], cv.sizes[x]) })
-	case neardup.KeepShortest:
-		slices.SortStableFunc(order, func(x, y uint32) int { return cmp.Compare(cv.sizes[x], cv.sizes[y]) })
-	}
-	// group[d]: the cluster key of d; rep[key]: its representative.
-	group := make([]uint32, n)
-	repOf := map[uint32]int{}
-	if o.Cluster == neardup.ClusterStar {
-		setRep := make([]uint32, n) // earliest document with the same set
-		first := map[uint64]uint32{}
-		for d := range n {
-			setRep[d] = uint32(d)
-			if fp := cv.fps[d]; fp != 0 {
-				if e, ok := first[fp]; ok {
-					setRep[d] = e
-				} else {
-					first[fp] = uint32(d)
-				}
-			}
-		}
-		var edges [][2]uint32
-		for _, p := range pairs {
-			if x, y := setRep[p.A], setRep[p.B]; x != y {
-				edges = append(edges, [2]uint32{x, y})
-			}
-		}
-		setOrder := make([]uint32, 0, n)
-		firstDoc := make([]uint32, n)
-		seen := make([]bool, n)
-		for _, d := range order {
-			if s := setRep[d]; !seen[s] {
-				seen[s] = true
-				firstDoc[s] = d
-				setOrder = append(setOrder, s)
-			}
-		}
-		center := cluster.Star(cluster.NewGraph(n, edges), setOrder)
-		for d := range n {
-			group[d] = center[setRep[d]]
-		}
-		for d := range n {
-			if c := group[d]; uint32(d) == c {
-				repOf[c] = int(firstDoc[c])
-			}
-		}
-	} else {
-		uf := cluster.NewUnionFind(n)
-		for _, p := range pairs {
-			uf.Union(uint32(p.A), uint32(p.B))
-		}
-		for d := range n {
-			group[d] = uf.Find(uint32(d))
-		}
-		// The representative: the first document of the component in keep order.
-		for _, d := range order {
-			if _, ok := repOf[group[d]]; !ok {
-				repOf[group[d]] = int(d)
+// identicalGroups returns, for each document, the first document with the
+// same fingerprint (itself for an empty set or the first of its group).
+func identicalGroups(fps []uint64) []int {
+	canon := make([]int, len(fps))
+	first := map[uint64]int{}
+	for d, fp := range fps {
+		canon[d] = d
+		if fp != 0 {
+			if e, ok := first[fp]; ok {
+				canon[d] = e
+			} else {
+				first[fp] = d
 			}
 		}
 	}
-	size := map[uint32]int{group[a]: 0, group[b]: 0}
-	for d := range n {
-		if _, ok := size[group[d]]; ok {
-			size[group[d]]++
-		}
-	}
-	ref := func(d int) *clusterRef {
-		g := group[d]
-		if size[g] < 2 {
-			return nil
-		}
-		r := repOf[g]
-		return &clusterRef{Representative: cv.ids[r], Size: size[g], Review: o.MaxCluster > 0 && size[g] > o.MaxCluster, rep: r}
-	}
-	return ref(a), ref(b)
+	return canon
 }
 
-// tokens returns the text as the shingle package cuts it: in word mode the
-// lower-cased maximal runs of letters and digits, in char mode the code
-// points of the lower-cased text with white space runs folded to one space
-// and trimmed. Invalid UTF-8 bytes become U+FFFD (a separator in word mode).
-func tokens(m shingle.Mode, text []byte) []string {
-	var out []string
-	var cur []rune
-	lastSpace := true // char mode: drop leading space
-	for len(text) > 0 {
-		r, size := utf8.DecodeRune(text)
-		text = text[size:]
-		r = unicode.ToLower(r)
-		if m == shingle.Char {
-			if unicode.IsSpace(r) {
-				if !lastSpace {
-					out = append(out, " ")
-				}
-				lastSpace = true
-				continue
+// shortestPath returns a shortest path of verified pairs from a to b, each
+// step with its Jaccard (none for a), where documents with identical sets
+// are one node: the path runs over their groups (canon), then names a and
+// b themselves at its ends. It reports whether there is a path.
+func shortestPath(cv *corpusView, canon []int, pairs []neardup.Pair, a, b int) ([]pathStep, bool) {
+	path := []pathStep{{ID: cv.ids[a]}}
+	step := func(d int, j float64) {
+		n := jnum(j)
+		path = append(path, pathStep{ID: cv.ids[d], Jaccard: &n})
+	}
+	if a == b {
+		return path, true
+	}
+	ca, cb := canon[a], canon[b]
+	if ca == cb {
+		step(b, 1)
+		return path, true
+	}
+	jac := map[[2]int]float64{}
+	var edges [][2]uint32
+	for _, p := range pairs {
+		x, y := canon[p.A], canon[p.B]
+		if x == y {
+			continue
+		}
+		k := [2]int{min(x, y), max(x, y)}
+		if _, ok := jac[k]; !ok {
+			jac[k] = p.Jaccard
+			edges = append(edges, [2]uint32{uint32(x), uint32(y)})
+		}
+	}
+	nodes := cluster.NewGraph(len(cv.ids), edges).Path(uint32(ca), uint32(cb))
+	if nodes == nil {
+		return []pathStep{}, false
+	}
+	for i := 1; i < len(nodes); i++ {
+		u, v := int(nodes[i-1]), int(nodes[i])
+		d := v
+		if i == len(nodes)-1 {
+			d = b
+		}
+		step(d, jac[[2]int{min(u, v), max(u, v)}])
+	}
+	return path, true
+}
+
+// clustersFromPairs finds the clusters of documents a and b from a pairs
+// file, with neardup.Clusters as dedup does: identical sets grouped
+// (canon), the pairs as edges, the --cluster mode and --keep order.
+func clustersFromPairs(cv *corpusView, canon []int, pairs []neardup.Pair, o neardup.Options, a, b int) (ca, cb *clusterRef, err error) {
+	n := len(cv.ids)
+	docs := make([]neardup.ClusterDoc, n)
+	for d := range n {
+		docs[d] = neardup.ClusterDoc{Seq: uint64(d), Size: cv.sizes[d], Same: canon[d]}
+	}
+	edges := make([][2]int, len(pairs))
+	for i, p := range pairs {
+		edges[i] = [2]int{p.A, p.B}
+	}
+	groups, err := neardup.Clusters(docs, edges, o.Cluster, o.Keep)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, g := range groups {
+		ref := &clusterRef{Representative: cv.ids[g.Representative], Size: len(g.Members),
+			Review: o.MaxCluster > 0 && len(g.Members) > o.MaxCluster, rep: g.Representative}
+		for _, m := range g.Members {
+			if m == a {
+				ca = ref
 			}
-			lastSpace = false
-			out = append(out, string(r))
-			continue
-		}
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			cur = append(cur, r)
-			continue
-		}
-		if len(cur) > 0 {
-			out = append(out, string(cur))
-			cur = cur[:0]
+			if m == b {
+				cb = ref
+			}
 		}
 	}
-	if len(cur) > 0 {
-		out = append(out, string(cur))
-	}
-	if m == shingle.Char && len(out) > 0 && out[len(out)-1] == " " {
-		out = out[:len(out)-1]
-	}
-	return out
+	return ca, cb, nil
 }
 
 type tokenRun struct{ i, j, n int }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,11 +13,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"text/tabwriter"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/allpairs"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/chart"
 	"github.com/neardup/neardup/internal/sample"
@@ -184,7 +184,14 @@ func runTune(ctx context.Context, e *env, args []string) error {
 			chosen, err = lsh.Choose(f.numPerm, f.threshold, f.recall)
 		}
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, lsh.ErrNoParams) && twoPoint:
+		return fmt.Errorf("%w: no bands and rows within --num-perm %d meet both targets (--low %v --max-fp %v --high %v --min-recall %v); use more slots or looser targets",
+			errUsage, f.numPerm, f.low, f.maxFP, f.high, f.minRecall)
+	case errors.Is(err, lsh.ErrNoParams):
+		return fmt.Errorf("%w: no bands and rows within --num-perm %d reach --recall %v at --threshold %v; use more slots or a lower recall",
+			errUsage, f.numPerm, f.recall, f.threshold)
+	case err != nil:
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	rep.Bands, rep.Rows = chosen.Bands, chosen.Rows
@@ -561,56 +568,39 @@ func sampleHist(ctx context.Context, e *env, f *tuneFlags) (*jaccardHist, int, e
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	var next atomic.Int64
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			count := make([]int64, histBins+1)
-			sum := make([]float64, histBins+1)
-			var pairs int64
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(sets) || ctx.Err() != nil {
-					break
-				}
-				a := sets[i]
-				if len(a) == 0 {
-					continue
-				}
-				for _, b := range sets[i+1:] {
-					if len(b) == 0 {
-						continue
-					}
-					inter := shingle.Intersection(a, b)
-					union := len(a) + len(b) - inter
-					if inter == union {
-						continue // identical sets: merged before LSH
-					}
-					pairs++
-					if inter == 0 {
-						continue // P(0) = 0: nothing to add
-					}
-					j := float64(inter) / float64(union)
-					k := int(j * histBins)
-					count[k]++
-					sum[k] += j
-				}
-			}
-			mu.Lock()
-			for k := range count {
-				h.count[k] += count[k]
-				h.sum[k] += sum[k]
-			}
-			h.pairs += pairs
-			mu.Unlock()
-		}()
+	// Per-worker histograms, merged at the end: nothing shared per pair.
+	parts := make([]jaccardHist, workers)
+	for w := range parts {
+		parts[w] = jaccardHist{count: make([]int64, histBins+1), sum: make([]float64, histBins+1)}
 	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	err = allpairs.All(ctx, sets, workers, func(w, i, j, inter int) {
+		a, b := sets[i], sets[j]
+		if len(a) == 0 || len(b) == 0 {
+			return
+		}
+		union := len(a) + len(b) - inter
+		if inter == union {
+			return // identical sets: merged before LSH
+		}
+		p := &parts[w]
+		p.pairs++
+		if inter == 0 {
+			return // P(0) = 0: nothing to add
+		}
+		jac := float64(inter) / float64(union)
+		k := int(jac * histBins)
+		p.count[k]++
+		p.sum[k] += jac
+	})
+	if err != nil {
 		return nil, 0, err
+	}
+	for _, p := range parts {
+		for k := range p.count {
+			h.count[k] += p.count[k]
+			h.sum[k] += p.sum[k]
+		}
+		h.pairs += p.pairs
 	}
 	return h, read, nil
 }

@@ -108,7 +108,7 @@ func TestEvalTruth(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &wrep); err != nil {
 		t.Fatal(err)
 	}
-	wb, _ := neardup.NewBatch(neardup.Options{Weight: neardup.WeightIDF})
+	wb, _ := neardup.NewBatch(neardup.Options{Params: neardup.Params{Weight: neardup.WeightIDF}})
 	for _, d := range docs {
 		wb.Add(d.ID, []byte(d.Text))
 	}

@@ -35,7 +35,7 @@ func openOutput(e *env, path string) (*pending, error) {
 	}
 	f, err := atomicfile.Create(path)
 	if err != nil {
-		return nil, err
+		return nil, namePath("create", path, err)
 	}
 	return &pending{name: path, file: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
 }
@@ -63,8 +63,10 @@ func (p *pending) discard() {
 }
 
 // writeOutputs writes every requested output to a temporary file, then
-// renames them all; on any error none is renamed.
-func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *neardup.Batch, res *neardup.Result) (err error) {
+// renames them all; on any error none is renamed. start is when the run
+// began, for the report's timing; pr shows how the writing goes.
+func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *neardup.Batch, res *neardup.Result, start time.Time, pr *progress) (err error) {
+	began := time.Now()
 	var outs []*pending
 	defer func() {
 		if err != nil {
@@ -85,7 +87,7 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 		if err != nil {
 			return err
 		}
-		if err := writePairs(p.w, b, res); err != nil {
+		if err := writePairs(p.w, b, res, f.pairsCompact, pr); err != nil {
 			return fmt.Errorf("write %s: %w", p.name, err)
 		}
 	}
@@ -94,21 +96,14 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 		if err != nil {
 			return err
 		}
+		pr.set("writing clusters", 0)
 		if err := writeClusters(p.w, b, res); err != nil {
 			return fmt.Errorf("write %s: %w", p.name, err)
 		}
 	}
-	if f.report != "" {
-		p, err := open(f.report)
-		if err != nil {
-			return err
-		}
-		if err := writeReport(p.w, e, src, co, b, res); err != nil {
-			return fmt.Errorf("write %s: %w", p.name, err)
-		}
-	}
 	if f.output != "" {
-		p, err := writeCorpus(e, f.output, src, co, res)
+		pr.set("writing the deduplicated corpus", int64(len(res.Dup)))
+		p, err := writeCorpus(e, f.output, src, co, res, pr)
 		if p != nil {
 			outs = append(outs, p)
 		}
@@ -122,6 +117,17 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 			return err
 		}
 		if err := writeStats(p.w, f, src, b, res); err != nil {
+			return fmt.Errorf("write %s: %w", p.name, err)
+		}
+	}
+	if f.report != "" {
+		// Last, so that its timing panel covers the other outputs.
+		pr.set("writing the report", 0)
+		p, err := open(f.report)
+		if err != nil {
+			return err
+		}
+		if err := writeReport(p.w, e, src, co, b, res, reportTiming{start: start, write: time.Since(began)}); err != nil {
 			return fmt.Errorf("write %s: %w", p.name, err)
 		}
 	}
@@ -147,11 +153,14 @@ func escapeField(s string) string {
 }
 
 // writePairs writes id_a, id_b, jaccard, and with --refine edit a fourth
-// column, the edit similarity.
-func writePairs(w *bufio.Writer, b *neardup.Batch, res *neardup.Result) error {
+// column, the edit similarity: every pair (Result.AllPairs, streamed), or
+// with compact the compact listing (Result.Pairs: identical copies as a
+// star around the earliest, pairs with other documents for the earliest
+// copy only). Each written pair is counted in pr.
+func writePairs(w *bufio.Writer, b *neardup.Batch, res *neardup.Result, compact bool, pr *progress) error {
 	edit := b.Options().Refine == neardup.RefineEdit
 	var buf []byte
-	for _, p := range res.Pairs {
+	write := func(p neardup.Pair) error {
 		buf = append(buf[:0], escapeField(b.ID(p.A))...)
 		buf = append(buf, '\t')
 		buf = append(buf, escapeField(b.ID(p.B))...)
@@ -162,8 +171,29 @@ func writePairs(w *bufio.Writer, b *neardup.Batch, res *neardup.Result) error {
 			buf = strconv.AppendFloat(buf, p.Edit, 'f', 6, 64)
 		}
 		buf = append(buf, '\n')
-		if _, err := w.Write(buf); err != nil {
+		_, err := w.Write(buf)
+		return err
+	}
+	if compact {
+		pr.set("writing pairs", int64(len(res.Pairs)))
+		for i, p := range res.Pairs {
+			if err := write(p); err != nil {
+				return err
+			}
+			if i&1023 == 0 {
+				pr.add(1024)
+			}
+		}
+		return nil
+	}
+	pr.set("writing pairs", int64(res.Stats.Pairs))
+	n := 0
+	for p := range res.AllPairs() {
+		if err := write(p); err != nil {
 			return err
+		}
+		if n++; n&1023 == 0 {
+			pr.add(1024)
 		}
 	}
 	return nil
@@ -215,7 +245,7 @@ func writeClusters(w *bufio.Writer, b *neardup.Batch, res *neardup.Result) error
 }
 
 // writeCorpus writes the inputs without their duplicates.
-func writeCorpus(e *env, path string, src *source, co corpus.Options, res *neardup.Result) (*pending, error) {
+func writeCorpus(e *env, path string, src *source, co corpus.Options, res *neardup.Result, pr *progress) (*pending, error) {
 	// dropped[file] lists the record numbers to leave out, ascending.
 	dropped := make([][]int32, len(src.inputs))
 	for d, dup := range res.Dup {
@@ -225,6 +255,7 @@ func writeCorpus(e *env, path string, src *source, co corpus.Options, res *neard
 		}
 	}
 	keep := func(file, num int) bool {
+		pr.add(1)
 		_, found := slices.BinarySearch(dropped[file], int32(num))
 		return !found
 	}
@@ -283,6 +314,7 @@ type statsJSON struct {
 	Documents      int                `json:"documents"`
 	Empty          int                `json:"empty_documents"`
 	Skipped        int                `json:"skipped_bad_records"`
+	SkippedBinary  int                `json:"skipped_binary_files"`
 	InvalidUTF8    int                `json:"invalid_utf8_documents"`
 	Shingles       int64              `json:"shingles"`
 	Distinct       int                `json:"distinct_shingle_sets"`
@@ -290,7 +322,9 @@ type statsJSON struct {
 	Candidates     int64              `json:"candidate_pairs"`
 	LargeBuckets   int64              `json:"large_buckets"`
 	Verified       int                `json:"verified_pairs"`
-	Pairs          int                `json:"reported_pairs"`
+	Pairs          int                `json:"reported_pairs"` // every pair, as --pairs lists them
+	CompactPairs   int                `json:"compact_pairs"`  // as --pairs-compact lists them
+	DuplicateIDs   int                `json:"duplicate_ids"`  // documents repeating an earlier document's id
 	Clusters       int                `json:"clusters"`
 	Duplicates     int                `json:"duplicates"`
 	LargestCluster int                `json:"largest_cluster"`
@@ -328,14 +362,15 @@ func makeStats(src *source, b *neardup.Batch, res *neardup.Result) statsJSON {
 	o := b.Options()
 	s := res.Stats
 	return statsJSON{
-		Inputs: src.names, Documents: s.Documents, Empty: s.Empty, Skipped: src.skipped, InvalidUTF8: s.InvalidUTF8,
+		Inputs: src.names, Documents: s.Documents, Empty: s.Empty, Skipped: src.skipped, SkippedBinary: src.binary, InvalidUTF8: s.InvalidUTF8,
 		Shingles: s.Shingles, Distinct: s.Distinct, Identical: s.Identical, Candidates: s.Candidates,
-		LargeBuckets: s.LargeBuckets, Verified: s.Verified, Pairs: s.Pairs, Clusters: s.Clusters,
+		LargeBuckets: s.LargeBuckets, Verified: s.Verified, Pairs: s.Pairs, CompactPairs: s.CompactPairs,
+		DuplicateIDs: s.DuplicateIDs, Clusters: s.Clusters,
 		Duplicates: s.Duplicates, LargestCluster: s.LargestCluster, Bytes: src.bytes.Load(),
 		ClusterSizes: sizeClasses(res), BelowClusters: s.BelowClusters, Review: s.Review, ReviewDocs: s.ReviewDocs,
 		Params: paramsJSON{Shingle: o.Shingle.Mode.String(), Ngram: o.Shingle.N, Bag: o.Shingle.Bag, Slots: o.Slots,
-			Seed: o.Seed, Threshold: o.Threshold, Recall: o.Recall, Bands: o.Params.Bands, Rows: o.Params.Rows,
-			PAtT: o.Params.Probability(o.Threshold), Verify: o.Verify.String(), Weight: o.Weight.String(), Refine: o.Refine.String(), Keep: o.Keep.String(),
+			Seed: o.Seed, Threshold: o.Threshold, Recall: o.Recall, Bands: o.LSH.Bands, Rows: o.LSH.Rows,
+			PAtT: o.LSH.Probability(o.Threshold), Verify: o.Verify.String(), Weight: o.Weight.String(), Refine: o.Refine.String(), Keep: o.Keep.String(),
 			Cluster: o.Cluster.String(), MaxClust: o.MaxCluster,
 			Workers: o.Workers, MaxBucket: o.MaxBucket},
 		Seconds: map[string]float64{
@@ -360,10 +395,21 @@ func printSummary(w io.Writer, b *neardup.Batch, src *source, res *neardup.Resul
 	}
 	fmt.Fprintf(w, "neardup: %d documents, %s of text (%d empty, %d skipped as bad, %d with invalid UTF-8)\n",
 		s.Documents, humanBytes(src.bytes.Load()), s.Empty, src.skipped, s.InvalidUTF8)
+	if src.binary > 0 {
+		fmt.Fprintf(w, "  binary:     %d files of directory inputs left out (--include-binary reads them)\n", src.binary)
+	}
+	if s.DuplicateIDs > 0 {
+		var ex []string
+		for _, d := range res.DuplicateIDs[:min(3, len(res.DuplicateIDs))] {
+			ex = append(ex, describeDuplicate(src, d))
+		}
+		fmt.Fprintf(w, "  warning:    %d documents repeat an earlier id (--strict-ids makes this an error), e.g. %s\n",
+			s.DuplicateIDs, strings.Join(ex, "; "))
+	}
 	fmt.Fprintf(w, "  shingles:   %d %s; %d distinct sets, %d documents identical to an earlier one\n",
 		s.Shingles, mode, s.Distinct, s.Identical)
 	fmt.Fprintf(w, "  lsh:        %d slots, %d bands x %d rows, P(candidate | J=%.2f) = %.4f; %d candidate pairs",
-		o.Slots, o.Params.Bands, o.Params.Rows, o.Threshold, o.Params.Probability(o.Threshold), s.Candidates)
+		o.Slots, o.LSH.Bands, o.LSH.Rows, o.Threshold, o.LSH.Probability(o.Threshold), s.Candidates)
 	if s.LargeBuckets > 0 {
 		fmt.Fprintf(w, " (%d buckets over --max-bucket %d joined as chains)", s.LargeBuckets, o.MaxBucket)
 	}

@@ -3,23 +3,72 @@ package main
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/neardup/neardup"
 )
 
-// startProgress shows a one-line progress display on standard error while
-// a run goes on, when standard error is a terminal and the run has taken
-// more than a second. The returned function stops it and clears the line.
-func startProgress(e *env, disabled bool, b *neardup.Batch, src *source) (stop func()) {
+// progress is what a command reports while it works: the current stage
+// and, where the total is known, how much of it is done. Its methods are
+// safe for concurrent use. While no stage is set, a batch attached with
+// watch reports its own stages (reading, shingling, LSH bands, ...).
+type progress struct {
+	stage       atomic.Value // string
+	done, total atomic.Int64
+	batch       atomic.Pointer[neardup.Batch]
+	src         *source // bytes read, for the reading stage
+}
+
+// set starts a stage of total units (0: unknown).
+func (p *progress) set(stage string, total int64) {
+	p.done.Store(0)
+	p.total.Store(total)
+	p.stage.Store(stage)
+}
+
+// add records n more units of the current stage done.
+func (p *progress) add(n int64) { p.done.Add(n) }
+
+// watch lets b report its stages until the next set.
+func (p *progress) watch(b *neardup.Batch) {
+	p.batch.Store(b)
+	p.stage.Store("")
+}
+
+// line returns the progress line for elapsed seconds el.
+func (p *progress) line(el float64) string {
+	stage, _ := p.stage.Load().(string)
+	done, total := p.done.Load(), p.total.Load()
+	if b := p.batch.Load(); stage == "" && b != nil {
+		var n int64
+		stage, n, total = b.Progress()
+		done = n
+		if stage == "read" {
+			mb := 0.0
+			if p.src != nil {
+				mb = float64(p.src.bytes.Load()) / 1e6
+			}
+			return fmt.Sprintf("reading: %d documents, %.0f MB (%.0f MB/s)", b.Len(), mb, mb/el)
+		}
+	}
+	if stage == "" {
+		stage = "working"
+	}
+	return fmt.Sprintf("%s: %s", stage, bar(done, total))
+}
+
+// startProgress shows p as a one-line display on standard error while a
+// command works, when standard error is a terminal and the command has
+// taken more than a second. The returned function stops it and clears the
+// line; it may be called more than once.
+func startProgress(e *env, disabled bool, p *progress) (stop func()) {
 	if disabled || !e.stderrTTY {
 		return func() {}
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		start := time.Now()
 		select {
 		case <-done:
@@ -29,16 +78,8 @@ func startProgress(e *env, disabled bool, b *neardup.Batch, src *source) (stop f
 		tick := time.NewTicker(200 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			stage, n, total := b.Progress()
 			el := time.Since(start).Seconds()
-			line := ""
-			if stage == "read" {
-				mb := float64(src.bytes.Load()) / 1e6
-				line = fmt.Sprintf("reading: %d documents, %.0f MB (%.0f MB/s)", b.Len(), mb, mb/el)
-			} else {
-				line = fmt.Sprintf("%s: %s", stage, bar(n, total))
-			}
-			fmt.Fprintf(e.stderr, "\r\x1b[K%s  %.1fs", line, el)
+			fmt.Fprintf(e.stderr, "\r\x1b[K%s  %.1fs", p.line(el), el)
 			select {
 			case <-done:
 				fmt.Fprint(e.stderr, "\r\x1b[K")
@@ -46,7 +87,7 @@ func startProgress(e *env, disabled bool, b *neardup.Batch, src *source) (stop f
 			case <-tick.C:
 			}
 		}
-	}()
+	})
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -56,8 +97,8 @@ func startProgress(e *env, disabled bool, b *neardup.Batch, src *source) (stop f
 	}
 }
 
-// bar draws done/total as a 30-column bar, or just the count when the total
-// is unknown.
+// bar draws done/total as a 30-column bar and a percentage, or "working"
+// when the total is unknown.
 func bar(done, total int64) string {
 	if total <= 0 {
 		return "working"

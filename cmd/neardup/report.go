@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"html/template"
 	"io"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/neardup/neardup"
@@ -21,20 +23,31 @@ import (
 )
 
 // The --report page: one self-contained HTML file (inline CSS, inline SVG
-// charts, a few lines of inline JavaScript, no external resource; a
-// Content-Security-Policy forbids fetching any).
+// charts with their font embedded as a data: URL, a few lines of inline
+// JavaScript, no external resource; a Content-Security-Policy forbids
+// fetching any).
 
 //go:embed report.html.tmpl
 var reportTemplateText string
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"j": func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) },
+	// ids is the argument of the "ids" template: n members, ids the first
+	// of their ids, what says what they have in common.
+	"ids": func(n int, ids []string, what string) idList { return idList{N: n, IDs: ids, What: what} },
 }).Parse(reportTemplateText))
+
+type idList struct {
+	N    int
+	IDs  []string
+	What string
+}
 
 // Limits of the cluster sections.
 const (
 	reportClusters  = 10       // clusters per list (largest, most suspicious)
-	reportMembers   = 6        // members shown per cluster, the least similar first
+	reportMembers   = 6        // distinct member texts shown per cluster, the least similar first
+	reportIDList    = 50       // ids listed per text
 	reportTextBytes = 64 << 10 // text kept per shown document
 	reportDiffWords = 2000     // words compared per document
 	reportHistBins  = 20       // similarity histogram bins over [0, 1]
@@ -61,14 +74,18 @@ type sizeRow struct {
 	Clusters, Documents int
 }
 
+// memberView is one text of a cluster's members, shown side by side with
+// the representative's.
 type memberView struct {
-	ID      string
+	IDs     []string // of the members with this text, the first reportIDList
+	N       int      // members with this text
 	Jaccard float64
 	Left    []textdiff.Span
 	Right   []textdiff.Span
 	TruncL  bool
 	TruncR  bool
 	Coarse  bool
+	Spacing bool // the texts differ in white space only
 }
 
 type clusterView struct {
@@ -76,15 +93,19 @@ type clusterView struct {
 	Rep        string
 	MinJaccard float64
 	T          float64      // the threshold
-	Members    []memberView // shown side by side
-	Same       []string     // members with the representative's very text
+	Members    []memberView // texts other than the representative's, side by side
+	Copies     []string     // members with the representative's very text, the first reportIDList
+	NCopies    int          // how many
+	RepText    string       // the representative's text when no side-by-side block shows it
 	More       int          // members not shown
+	MoreTexts  int          // their distinct texts
 	MoreFrom   float64      // the members not shown have at least this Jaccard
 	Open       bool
 }
 
 type reportData struct {
 	Inputs     string
+	FontCSS    template.CSS // the charts' font
 	Summary    []reportRow
 	Params     []reportRow
 	Timing     []reportRow
@@ -99,10 +120,18 @@ type reportData struct {
 	Notes      []string
 }
 
+// reportTiming is what the timing panel needs beyond the engine's stages.
+type reportTiming struct {
+	start time.Time     // the run's start
+	write time.Duration // writing the other outputs, done before the report
+}
+
 // writeReport writes the --report page for a finished run. It re-reads the
 // inputs (with the reader settings co of the first pass) for the texts of
-// the documents it shows, and only those.
-func writeReport(w io.Writer, e *env, src *source, co corpus.Options, b *neardup.Batch, res *neardup.Result) error {
+// the clusters it shows. It is meant to be the last output written, so
+// that its timing panel covers the others.
+func writeReport(w io.Writer, e *env, src *source, co corpus.Options, b *neardup.Batch, res *neardup.Result, tm reportTiming) error {
+	began := time.Now()
 	st := makeStats(src, b, res)
 	o := b.Options()
 	s := res.Stats
@@ -148,41 +177,47 @@ func writeReport(w io.Writer, e *env, src *source, co corpus.Options, b *neardup
 		{"identical sets", dur(s.Collapse)},
 		{"signatures", dur(s.Sign)},
 		{"LSH + verification", dur(s.Candidate)},
-		{"clusters", dur(s.Group)},
 	}
+	if o.Refine == neardup.RefineEdit {
+		d.Timing = append(d.Timing, reportRow{"edit similarities", dur(s.Refine)})
+	}
+	d.Timing = append(d.Timing, reportRow{"clusters", dur(s.Group)}, reportRow{"write the other outputs", dur(tm.write)})
 
+	var svgs [][]byte
+	inline := func(p *chart.Plot, label string) (template.HTML, error) {
+		if p == nil {
+			return "", nil
+		}
+		raw, err := p.SVG(reportChartW, reportChartH)
+		if err != nil {
+			return "", fmt.Errorf("chart %q: %w", p.Title, err)
+		}
+		svgs = append(svgs, raw)
+		return inlineSVG(raw, p.Title, label)
+	}
 	var err error
-	if d.SCurve, err = sCurveChart(b); err != nil {
+	if d.SCurve, err = inline(sCurveChart(b), "S-curve"); err != nil {
 		return err
 	}
-	if d.Hist, d.HistRows, err = histogramChart(res, o.Threshold); err != nil {
+	hist, histRows := histogramChart(res, o.Threshold)
+	if d.Hist, err = inline(hist, "similarity histogram"); err != nil {
 		return err
 	}
-	if d.Sizes, d.SizeRows, err = sizeChart(res); err != nil {
+	d.HistRows = histRows
+	sizes, sizeRows := sizeChart(res)
+	if d.Sizes, err = inline(sizes, "cluster sizes"); err != nil {
 		return err
 	}
+	d.SizeRows = sizeRows
+	d.FontCSS = template.CSS(chart.FontFaceCSS())
 
 	largest, suspicious := pickClusters(res)
-	want := map[int]bool{}
-	for _, cs := range [][]clusterPick{largest, suspicious} {
-		for _, c := range cs {
-			want[c.c.Representative] = true
-			for _, m := range c.shown {
-				want[m.Doc] = true
-			}
-		}
-	}
-	texts, notes, err := reportTexts(e, src, co, want)
+	views, notes, err := clusterViews(e, src, co, b, o.Threshold, largest, suspicious)
 	if err != nil {
 		return fmt.Errorf("read the inputs again for the report: %w", err)
 	}
-	d.Notes = notes
-	for i, c := range largest {
-		d.Largest = append(d.Largest, clusterViewOf(b, c, texts, o.Threshold, i < reportOpen))
-	}
-	for i, c := range suspicious {
-		d.Suspicious = append(d.Suspicious, clusterViewOf(b, c, texts, o.Threshold, i < reportOpen))
-	}
+	d.Largest, d.Suspicious, d.Notes = views[0], views[1], notes
+	d.Timing = append(d.Timing, reportRow{"write this report", dur(time.Since(began))}, reportRow{"total", dur(time.Since(tm.start))})
 	return reportTemplate.Execute(w, d)
 }
 
@@ -212,25 +247,22 @@ var (
 	svgWH = regexp.MustCompile(`^<svg width="[^"]*" height="[^"]*"`)
 )
 
-// inlineSVG renders p for embedding in the page.
-func inlineSVG(p *chart.Plot, label string) (template.HTML, error) {
-	raw, err := p.SVG(reportChartW, reportChartH)
-	if err != nil {
-		return "", fmt.Errorf("chart %q: %w", p.Title, err)
-	}
+// inlineSVG makes raw, the SVG document of the chart titled title, an
+// element of the page.
+func inlineSVG(raw []byte, title, label string) (template.HTML, error) {
 	s := string(raw)
 	i := strings.Index(s, "<svg")
 	if i < 0 {
-		return "", fmt.Errorf("chart %q: no <svg> element in the rendering", p.Title)
+		return "", fmt.Errorf("chart %q: no <svg> element in the rendering", title)
 	}
 	s = svgNS.ReplaceAllString(s[i:], "")
 	s = svgWH.ReplaceAllString(s, `<svg class="chart" role="img" aria-label="`+template.HTMLEscapeString(label)+`"`)
 	return template.HTML(s), nil // the chart package escapes its text
 }
 
-func sCurveChart(b *neardup.Batch) (template.HTML, error) {
+func sCurveChart(b *neardup.Batch) *chart.Plot {
 	o := b.Options()
-	pr := o.Params
+	pr := o.LSH
 	x := make([]float64, reportCurvePts+1)
 	y := make([]float64, reportCurvePts+1)
 	for i := range x {
@@ -238,7 +270,7 @@ func sCurveChart(b *neardup.Batch) (template.HTML, error) {
 		y[i] = pr.Probability(x[i])
 	}
 	pt := pr.Probability(o.Threshold)
-	p := &chart.Plot{
+	return &chart.Plot{
 		Title:  fmt.Sprintf("LSH S-curve: %d bands × %d rows", pr.Bands, pr.Rows),
 		XLabel: "Jaccard similarity s", YLabel: "P(candidate) = 1-(1-s^r)^b",
 		XMax: 1, YMax: 1,
@@ -246,7 +278,6 @@ func sCurveChart(b *neardup.Batch) (template.HTML, error) {
 		VLines:  []float64{o.Threshold},
 		Markers: []chart.Marker{{X: o.Threshold, Y: pt, Label: fmt.Sprintf("t = %g, P = %.4f", o.Threshold, pt)}},
 	}
-	return inlineSVG(p, "S-curve")
 }
 
 // histBin returns the bin of similarity j among n bins over [0, 1].
@@ -254,7 +285,7 @@ func histBin(j float64, n int) int {
 	return min(max(int(math.Floor(j*float64(n)+1e-9)), 0), n-1)
 }
 
-func histogramChart(res *neardup.Result, t float64) (template.HTML, []histRow, error) {
+func histogramChart(res *neardup.Result, t float64) (*chart.Plot, []histRow) {
 	counts := make([]float64, reportHistBins)
 	for _, p := range res.Pairs {
 		counts[histBin(p.Jaccard, reportHistBins)]++
@@ -282,16 +313,17 @@ func histogramChart(res *neardup.Result, t float64) (template.HTML, []histRow, e
 	if p.LogY {
 		p.YLabel = "pairs (log scale)"
 	}
-	svg, err := inlineSVG(p, "similarity histogram")
 	// Only the populated end of the table is useful.
 	first := 0
 	for first < len(rows) && rows[first].Below && rows[first].Pairs == 0 {
 		first++
 	}
-	return svg, rows[first:], err
+	return p, rows[first:]
 }
 
-func sizeChart(res *neardup.Result) (template.HTML, []sizeRow, error) {
+// sizeChart returns the chart of cluster sizes (nil when there is no
+// cluster) and its table.
+func sizeChart(res *neardup.Result) (*chart.Plot, []sizeRow) {
 	bySize := map[int]int{}
 	largest := 0
 	for _, c := range res.Clusters {
@@ -319,31 +351,49 @@ func sizeChart(res *neardup.Result) (template.HTML, []sizeRow, error) {
 		lo = hi + 1
 	}
 	if largest == 0 {
-		return "", nil, nil
+		return nil, nil
 	}
 	p := &chart.Plot{Title: "Cluster sizes", YLabel: "clusters"}
 	if largest <= reportSizeBars {
+		// One bar per size s, centred on s; a label on 2 and on the
+		// multiples of a step that leaves about a dozen.
 		x := make([]float64, 0, largest-1)
 		y := make([]float64, 0, largest-1)
+		step := 1
+		for _, s := range []int{2, 5, 10} {
+			if largest/step <= 12 {
+				break
+			}
+			step = s
+		}
 		for s := 2; s <= largest; s++ {
 			x = append(x, float64(s)-0.5)
 			y = append(y, float64(bySize[s]))
+			t := chart.Tick{Value: float64(s)}
+			if s == 2 || s%step == 0 {
+				t.Label = strconv.Itoa(s)
+			}
+			p.XTicks = append(p.XTicks, t)
 		}
 		p.XLabel = "documents in the cluster"
 		p.Series = []chart.Series{{Kind: chart.Bars, X: x, Y: y, Width: 1}}
 	} else {
-		// One bar per power of two: [2, 4), [4, 8), ...
-		var x, y []float64
-		for s, n := range bySize {
-			k := bits.Len(uint(s)) - 1
-			for len(x) <= k {
-				x = append(x, float64(len(x)))
-				y = append(y, 0)
-			}
-			y[k] += float64(n)
+		// One bar per power of two, [2, 4), [4, 8), ..., drawn at equal
+		// widths: bar k spans [k, k+1) and its edges are labelled with the
+		// sizes 2^k and 2^(k+1).
+		top := bits.Len(uint(largest)) - 1 // the bar of the largest cluster
+		x := make([]float64, 0, top)
+		y := make([]float64, top)
+		for k := 1; k <= top; k++ {
+			x = append(x, float64(k))
 		}
-		x, y = x[1:], y[1:]
-		p.XLabel = "log2(documents in the cluster)"
+		for s, n := range bySize {
+			y[bits.Len(uint(s))-2] += float64(n)
+		}
+		for k := 1; k <= top+1; k++ {
+			p.XTicks = append(p.XTicks, chart.Tick{Value: float64(k), Label: strconv.Itoa(1 << k)})
+		}
+		p.XLabel = "documents in the cluster (bins of powers of 2)"
 		p.Series = []chart.Series{{Kind: chart.Bars, X: x, Y: y, Width: 1}}
 	}
 	var lo, hi float64 = math.Inf(1), 0
@@ -356,15 +406,13 @@ func sizeChart(res *neardup.Result) (template.HTML, []sizeRow, error) {
 	if p.LogY {
 		p.YLabel = "clusters (log scale)"
 	}
-	svg, err := inlineSVG(p, "cluster sizes")
-	return svg, rows, err
+	return p, rows
 }
 
-// clusterPick is a cluster chosen for the report and the members shown.
+// clusterPick is a cluster chosen for the report.
 type clusterPick struct {
-	c     *neardup.Cluster
-	minJ  float64
-	shown []neardup.Member // least similar to the representative first
+	c    *neardup.Cluster
+	minJ float64 // lowest Jaccard of a member with the representative
 }
 
 // pickClusters returns the largest clusters and the most suspicious ones
@@ -374,26 +422,13 @@ func pickClusters(res *neardup.Result) (largest, suspicious []clusterPick) {
 	all := make([]clusterPick, len(res.Clusters))
 	for i := range res.Clusters {
 		c := &res.Clusters[i]
-		var others []neardup.Member
+		minJ := 1.0
 		for _, m := range c.Members {
 			if m.Doc != c.Representative {
-				others = append(others, m)
+				minJ = min(minJ, m.Jaccard)
 			}
 		}
-		slices.SortStableFunc(others, func(a, b neardup.Member) int {
-			if a.Jaccard != b.Jaccard {
-				if a.Jaccard < b.Jaccard {
-					return -1
-				}
-				return 1
-			}
-			return a.Doc - b.Doc
-		})
-		minJ := 1.0
-		if len(others) > 0 {
-			minJ = others[0].Jaccard
-		}
-		all[i] = clusterPick{c: c, minJ: minJ, shown: others[:min(len(others), reportMembers)]}
+		all[i] = clusterPick{c: c, minJ: minJ}
 	}
 	largest = slices.Clone(all)
 	slices.SortStableFunc(largest, func(a, b clusterPick) int {
@@ -412,54 +447,217 @@ func pickClusters(res *neardup.Result) (largest, suspicious []clusterPick) {
 	return largest[:min(len(largest), reportClusters)], suspicious[:min(len(suspicious), reportClusters)]
 }
 
-func clusterViewOf(b *neardup.Batch, p clusterPick, texts map[int]string, t float64, open bool) clusterView {
-	c := p.c
-	v := clusterView{ID: c.ID, Size: len(c.Members), Rep: b.ID(c.Representative), MinJaccard: p.minJ,
-		T: t, More: len(c.Members) - 1 - len(p.shown), Open: open}
-	if len(p.shown) > 0 {
-		v.MoreFrom = p.shown[len(p.shown)-1].Jaccard
+// textKey identifies a text: identical texts have equal keys, and
+// different ones different keys but for a collision of a 64-bit hash.
+type textKey struct {
+	hash uint64
+	size int
+}
+
+// textGroup is the members of a cluster other than the representative that
+// have one text.
+type textGroup struct {
+	docs    []int   // in document order
+	jaccard float64 // with the representative: the same for all, whose shingle sets are the same
+	text    string  // when kept
+	kept    bool
+}
+
+// before orders groups least similar to the representative first, ties by
+// their first document.
+func (g *textGroup) before(h *textGroup) bool {
+	if g.jaccard != h.jaccard {
+		return g.jaccard < h.jaccard
 	}
-	rep, repOK := texts[c.Representative]
-	for _, m := range p.shown {
-		mv := memberView{ID: b.ID(m.Doc), Jaccard: m.Jaccard}
-		text, ok := texts[m.Doc]
+	return g.docs[0] < h.docs[0]
+}
+
+// clusterTexts groups the members of one cluster by text while the inputs
+// are read again (add is called in document order). It keeps the
+// representative's text and those of the reportMembers+1 least similar
+// other texts seen so far, one more than are shown: a copy of the
+// representative read before it (when the keep policy picks a later
+// document) is taken for another text until the representative comes.
+// Only the kept texts are held, so the memory is bounded per cluster
+// whatever its size.
+type clusterTexts struct {
+	pick    clusterPick
+	seed    maphash.Seed
+	rep     string
+	repKey  textKey
+	repSeen bool
+	groups  map[textKey]*textGroup
+	kept    []*textGroup
+	seen    []bool // by index in pick.c.Members
+}
+
+func (ct *clusterTexts) add(member int, text []byte) {
+	c := ct.pick.c
+	m := c.Members[member]
+	ct.seen[member] = true
+	key := textKey{maphash.Bytes(ct.seed, text), len(text)}
+	if m.Doc == c.Representative {
+		ct.rep, ct.repKey, ct.repSeen = reportText(text), key, true
+		return
+	}
+	if g := ct.groups[key]; g != nil {
+		g.docs = append(g.docs, m.Doc)
+		return
+	}
+	g := &textGroup{docs: []int{m.Doc}, jaccard: m.Jaccard}
+	ct.groups[key] = g
+	if ct.repSeen && key == ct.repKey {
+		return // the copies of the representative: listed, not shown
+	}
+	if len(ct.kept) <= reportMembers {
+		g.text, g.kept = reportText(text), true
+		ct.kept = append(ct.kept, g)
+		return
+	}
+	worst := 0
+	for i, k := range ct.kept {
+		if ct.kept[worst].before(k) {
+			worst = i
+		}
+	}
+	if w := ct.kept[worst]; g.before(w) {
+		w.text, w.kept = "", false
+		g.text, g.kept = reportText(text), true
+		ct.kept[worst] = g
+	}
+}
+
+// view returns what the report shows of the cluster: the members with the
+// representative's very text as one list, and the reportMembers least
+// similar other texts side by side with the representative's, each with
+// the list of members that have it.
+func (ct *clusterTexts) view(b *neardup.Batch, t float64, open bool) clusterView {
+	c := ct.pick.c
+	v := clusterView{ID: c.ID, Size: len(c.Members), Rep: b.ID(c.Representative), MinJaccard: ct.pick.minJ, T: t, Open: open}
+	var others []*textGroup
+	for k, g := range ct.groups {
+		if ct.repSeen && k == ct.repKey {
+			v.Copies, v.NCopies = reportIDs(b, g.docs), len(g.docs)
+			continue
+		}
+		others = append(others, g)
+	}
+	// Members whose text was not read (an input not kept) are shown one by
+	// one, as the text is not there to group them.
+	for i, m := range c.Members {
+		if !ct.seen[i] && m.Doc != c.Representative {
+			others = append(others, &textGroup{docs: []int{m.Doc}, jaccard: m.Jaccard})
+		}
+	}
+	slices.SortFunc(others, func(g, h *textGroup) int {
 		switch {
-		case !ok || !repOK:
+		case g.before(h):
+			return -1
+		case h.before(g):
+			return 1
+		}
+		return 0
+	})
+	shown := others[:min(len(others), reportMembers)]
+	for _, g := range shown {
+		mv := memberView{IDs: reportIDs(b, g.docs), N: len(g.docs), Jaccard: g.jaccard}
+		if !ct.repSeen || !g.kept {
 			mv.Left = []textdiff.Span{{Text: reportMissing}}
 			mv.Right = mv.Left
-		case text == rep:
-			v.Same = append(v.Same, mv.ID)
-			continue
-		default:
-			r := textdiff.Diff(rep, text, reportDiffWords)
+		} else {
+			r := textdiff.Diff(ct.rep, g.text, reportDiffWords)
 			mv.Left, mv.Right, mv.TruncL, mv.TruncR, mv.Coarse = r.A, r.B, r.TruncatedA, r.TruncatedB, r.Coarse
+			mv.Spacing = !r.TruncatedA && !r.TruncatedB && !slices.ContainsFunc(r.A, changed) && !slices.ContainsFunc(r.B, changed)
 		}
 		v.Members = append(v.Members, mv)
+	}
+	for _, g := range others[len(shown):] {
+		v.More += len(g.docs)
+		v.MoreTexts++
+	}
+	if len(shown) > 0 {
+		v.MoreFrom = shown[len(shown)-1].jaccard
+	}
+	if len(v.Members) == 0 {
+		// Nothing but copies: the text once, above their list.
+		v.RepText = reportMissing
+		if ct.repSeen {
+			v.RepText = ct.rep
+		}
 	}
 	return v
 }
 
-// reportTexts reads the inputs again and returns the texts of the wanted
-// documents (cut to reportTextBytes, invalid UTF-8 replaced), and notes on
-// inputs that could not be read again.
-func reportTexts(e *env, src *source, co corpus.Options, want map[int]bool) (map[int]string, []string, error) {
-	texts := make(map[int]string, len(want))
-	byFile := make(map[int]map[int32]int) // input -> record number -> document
-	for doc := range want {
-		f := int(src.fileOf[doc])
-		if byFile[f] == nil {
-			byFile[f] = map[int32]int{}
+func changed(s textdiff.Span) bool { return s.Changed }
+
+// reportIDs returns the ids of the first reportIDList of docs.
+func reportIDs(b *neardup.Batch, docs []int) []string {
+	ids := make([]string, 0, min(len(docs), reportIDList))
+	for _, d := range docs[:min(len(docs), reportIDList)] {
+		ids = append(ids, b.ID(d))
+	}
+	return ids
+}
+
+// clusterViews reads the inputs again for the texts of the picked clusters
+// and returns their views, in the order of picks, and notes on inputs that
+// could not be read again. A cluster in both lists is read once.
+func clusterViews(e *env, src *source, co corpus.Options, b *neardup.Batch, t float64, lists ...[]clusterPick) ([][]clusterView, []string, error) {
+	n := len(src.fileOf)
+	where := make([]int32, n) // doc -> 1 + index in cts, 0: not wanted
+	pos := make([]int32, n)   // doc -> index in its cluster's Members
+	var cts []*clusterTexts
+	byID := map[int]*clusterTexts{}
+	seed := maphash.MakeSeed()
+	for _, l := range lists {
+		for _, p := range l {
+			if byID[p.c.ID] != nil {
+				continue
+			}
+			ct := &clusterTexts{pick: p, seed: seed, groups: map[textKey]*textGroup{}, seen: make([]bool, len(p.c.Members))}
+			cts = append(cts, ct)
+			byID[p.c.ID] = ct
+			for i, m := range p.c.Members {
+				where[m.Doc], pos[m.Doc] = int32(len(cts)), int32(i)
+			}
 		}
-		byFile[f][src.numOf[doc]] = doc
 	}
+	notes, err := rereadDocs(e, src, co, func(doc int) bool { return where[doc] != 0 }, func(doc int, text []byte) {
+		cts[where[doc]-1].add(int(pos[doc]), text)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([][]clusterView, len(lists))
+	for i, l := range lists {
+		for k, p := range l {
+			out[i] = append(out[i], byID[p.c.ID].view(b, t, k < reportOpen))
+		}
+	}
+	return out, notes, nil
+}
+
+// rereadDocs reads the inputs again (with the reader settings co of the
+// first pass) and calls visit with the text of each document d for which
+// want(d), in document order; text is valid only during the call. It relies
+// on what readDocs recorded in src: the documents of an input are
+// consecutive and in record order. It returns notes on inputs that could
+// not be read again.
+func rereadDocs(e *env, src *source, co corpus.Options, want func(doc int) bool, visit func(doc int, text []byte)) ([]string, error) {
 	var notes []string
-	files := make([]int, 0, len(byFile))
-	for f := range byFile {
-		files = append(files, f)
-	}
-	slices.Sort(files)
-	for _, f := range files {
-		recs := byFile[f]
+	for lo := 0; lo < len(src.fileOf); {
+		f := src.fileOf[lo]
+		hi, wanted := lo, 0
+		for ; hi < len(src.fileOf) && src.fileOf[hi] == f; hi++ {
+			if want(hi) {
+				wanted++
+			}
+		}
+		first := lo
+		lo = hi
+		if wanted == 0 {
+			continue
+		}
 		path, name := src.inputs[f], src.names[f]
 		if path == "-" {
 			notes = append(notes, "standard input was not kept, so its texts are not shown")
@@ -469,44 +667,38 @@ func reportTexts(e *env, src *source, co corpus.Options, want map[int]bool) (map
 		r, err := openInput(e, tmp, path, name, co)
 		if err != nil {
 			tmp.cleanup()
-			return nil, nil, err
+			return nil, err
 		}
 		err = func() error {
 			defer tmp.cleanup()
 			defer r.Close()
-			for len(recs) > 0 {
+			d := first
+			for wanted > 0 {
 				rec, err := r.Next()
 				if errors.Is(err, io.EOF) {
-					return fmt.Errorf("%s: ended before record %d (changed since it was read?)", name, minKey(recs))
+					for d < hi && !want(d) {
+						d++
+					}
+					return fmt.Errorf("%s: ended before record %d (changed since it was read?)", name, src.numOf[min(d, hi-1)])
 				}
 				if err != nil {
 					return err
 				}
-				doc, ok := recs[int32(rec.Num)]
-				if !ok {
-					continue
+				for d < hi && int(src.numOf[d]) < rec.Num {
+					d++
 				}
-				delete(recs, int32(rec.Num))
-				texts[doc] = reportText(rec.Text)
+				if d < hi && int(src.numOf[d]) == rec.Num && want(d) {
+					visit(d, rec.Text)
+					wanted--
+				}
 			}
 			return nil
 		}()
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	return texts, notes, nil
-}
-
-func minKey(m map[int32]int) int32 {
-	first := true
-	var k int32
-	for x := range m {
-		if first || x < k {
-			k, first = x, false
-		}
-	}
-	return k
+	return notes, nil
 }
 
 // reportText copies text for display: at most reportTextBytes, cut on a

@@ -2,16 +2,24 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"html"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/sfnt"
+	"golang.org/x/image/math/fixed"
 )
 
 const reportSample = "../../testdata/sample/ads.jsonl"
@@ -85,16 +93,24 @@ func checkWellFormed(t *testing.T, page string) {
 	}
 }
 
+// fontDataRE matches the one url() the page may hold: the charts' font,
+// embedded.
+var fontDataRE = regexp.MustCompile(`src:url\(data:font/ttf;base64,[A-Za-z0-9+/=]+\) format\("truetype"\)`)
+
 // checkOffline checks that the page names no resource outside itself.
 func checkOffline(t *testing.T, page string) {
 	t.Helper()
+	if n := len(fontDataRE.FindAllString(page, -1)); n != 1 {
+		t.Errorf("%d embedded fonts, want 1 (the charts')", n)
+	}
+	page = fontDataRE.ReplaceAllString(page, "")
 	low := strings.ToLower(page)
 	for _, s := range []string{"http://", "https://", "//cdn", "src=", "href=", "url(", "@import", "fetch(", "xmlhttprequest", "<link", "<iframe", "<img"} {
 		if i := strings.Index(low, s); i >= 0 {
 			t.Errorf("page contains %q (a possible network reference): %.80q", s, page[max(0, i-30):])
 		}
 	}
-	if !strings.Contains(page, `Content-Security-Policy" content="default-src 'none'`) {
+	if !strings.Contains(page, `Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; font-src data:">`) {
 		t.Errorf("page has no Content-Security-Policy forbidding external resources")
 	}
 }
@@ -130,7 +146,7 @@ func TestReportSample(t *testing.T) {
 	if n := strings.Count(page, `<details class="cluster"`); n != 2*reportClusters {
 		t.Errorf("%d clusters shown, want %d", n, 2*reportClusters)
 	}
-	if n := strings.Count(page, `<div class="pair">`); n < 20 {
+	if n := strings.Count(page, `<div class="pair" `); n < 20 {
 		t.Errorf("%d side-by-side pairs, want at least 20", n)
 	}
 	if !strings.Contains(page, `<mark class="del">`) || !strings.Contains(page, `<mark class="ins">`) {
@@ -296,8 +312,9 @@ func chromium(t *testing.T, page string, args ...string) (stdout string, pageReq
 
 // TestReportInBrowser loads the sample's report in headless Chromium: the
 // charts and the side-by-side clusters must be in the rendered DOM, the
-// page's script must have run, and the page must request nothing. It also
-// takes a screenshot, kept at $NEARDUP_REPORT_SCREENSHOT or
+// page's script must have run, the page must request nothing, and the
+// charts' text must be set in the embedded font, inside the charts and
+// clear of each other (checkChartText). It also takes a screenshot, kept at $NEARDUP_REPORT_SCREENSHOT or
 // $TMPDIR/neardup-report.png for a look.
 func TestReportInBrowser(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
@@ -331,7 +348,7 @@ func TestReportInBrowser(t *testing.T) {
 			t.Errorf("rendered chart %d has %d paths", i, n)
 		}
 	}
-	pairs := regexp.MustCompile(`(?s)<div class="pair">\s*<div class="head">representative.*?<div class="text rep">(.*?)</div>\s*<div class="text mem">(.*?)</div>`).FindAllStringSubmatch(dom, -1)
+	pairs := regexp.MustCompile(`(?s)<div class="pair"[^>]*>\s*<div class="head">representative.*?<div class="text rep">(.*?)</div>\s*<div class="text mem">(.*?)</div>`).FindAllStringSubmatch(dom, -1)
 	if len(pairs) < 20 {
 		t.Fatalf("%d side-by-side blocks in the rendered DOM, want at least 20", len(pairs))
 	}
@@ -345,6 +362,8 @@ func TestReportInBrowser(t *testing.T) {
 		t.Errorf("only %d of %d side-by-side blocks have highlighted differences", marked, len(pairs))
 	}
 
+	checkChartText(t, page)
+
 	shot := os.Getenv("NEARDUP_REPORT_SCREENSHOT")
 	if shot == "" {
 		shot = filepath.Join(os.TempDir(), "neardup-report.png")
@@ -357,4 +376,248 @@ func TestReportInBrowser(t *testing.T) {
 		t.Fatalf("no screenshot at %s (%v)", shot, err)
 	}
 	t.Logf("screenshot: %s", shot)
+}
+
+// parseDur parses what dur writes and returns the duration and the
+// resolution it was written with.
+func parseDur(t *testing.T, s string) (d, res time.Duration) {
+	t.Helper()
+	for _, u := range []struct {
+		suffix string
+		unit   time.Duration
+		res    time.Duration
+	}{{"µs", time.Microsecond, time.Microsecond}, {"ms", time.Millisecond, time.Millisecond}, {"s", time.Second, 10 * time.Millisecond}} {
+		if v, ok := strings.CutSuffix(s, u.suffix); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("duration %q: %v", s, err)
+			}
+			return time.Duration(f * float64(u.unit)), u.res
+		}
+	}
+	t.Fatalf("duration %q: no unit", s)
+	return 0, 0
+}
+
+var kvRowRE = regexp.MustCompile(`<tr><td>([^<]*)</td><td class="v">([^<]*)</td></tr>`)
+
+// TestReportTiming: the timing panel has the engine's stages, the writing
+// of the other outputs and of the report, and the total, which is at least
+// their sum and at most the time the command took.
+func TestReportTiming(t *testing.T) {
+	dir := t.TempDir()
+	report := filepath.Join(dir, "report.html")
+	began := time.Now()
+	code, _, stderr := cli(t, "", "dedup", "--quiet", "--refine", "edit", "--report", report, "--pairs", filepath.Join(dir, "pairs.tsv"),
+		"--clusters", filepath.Join(dir, "clusters.jsonl"), "--output", filepath.Join(dir, "out.jsonl"), "--stats", filepath.Join(dir, "stats.json"), reportSample)
+	wall := time.Since(began)
+	if code != 0 {
+		t.Fatalf("dedup: exit %d: %s", code, stderr)
+	}
+	page := read(t, report)
+	i := strings.Index(page, "<h3>Time</h3>")
+	if i < 0 {
+		t.Fatalf("no timing panel")
+	}
+	card := page[i : i+strings.Index(page[i:], "</table>")]
+	var labels []string
+	var sum, total, res time.Duration
+	for _, m := range kvRowRE.FindAllStringSubmatch(card, -1) {
+		labels = append(labels, html.UnescapeString(m[1]))
+		d, r := parseDur(t, m[2])
+		if m[1] == "total" {
+			total, res = d, r
+		} else {
+			sum += d
+		}
+	}
+	want := []string{"read + shingle", "identical sets", "signatures", "LSH + verification", "edit similarities", "clusters",
+		"write the other outputs", "write this report", "total"}
+	if !slices.Equal(labels, want) {
+		t.Fatalf("timing rows %q, want %q", labels, want)
+	}
+	if total+res < sum {
+		t.Errorf("total %v is less than the sum of the rows, %v", total, sum)
+	}
+	if total > wall {
+		t.Errorf("total %v is more than the command took, %v", total, wall)
+	}
+}
+
+// sizeAxisLabels returns the X axis tick labels of the cluster-size chart:
+// the <text> elements on the row of the first one that is a number.
+func sizeAxisLabels(t *testing.T, page string) []string {
+	t.Helper()
+	i := strings.Index(page, `id="sizes"`)
+	svg := svgPathRE.FindString(page[i:])
+	if svg == "" {
+		t.Fatalf("no cluster-size chart")
+	}
+	var labels []string
+	row := ""
+	for _, m := range regexp.MustCompile(`<text x="[^"]*" y="([^"]*)"[^>]*>([^<]*)</text>`).FindAllStringSubmatch(svg, -1) {
+		if _, err := strconv.Atoi(m[2]); err != nil {
+			continue
+		}
+		if row == "" {
+			row = m[1]
+		}
+		if m[1] == row {
+			labels = append(labels, m[2])
+		}
+	}
+	return labels
+}
+
+// TestReportSizeAxis: the cluster-size chart labels its X axis with sizes,
+// one bar per size up to 60, else one bar per power of two with its
+// bounds as labels (not log2 values).
+func TestReportSizeAxis(t *testing.T) {
+	dir := t.TempDir()
+	corpus := func(sizes ...int) string {
+		var b strings.Builder
+		for k, n := range sizes {
+			for i := range n {
+				fmt.Fprintf(&b, "{\"id\":\"c%d.%d\",\"text\":%q}\n", k, i, words(1000*k, 1000*k+30))
+			}
+		}
+		return write(t, dir, fmt.Sprintf("sizes%d.jsonl", len(sizes)), b.String())
+	}
+	f := func(in string, want []string) {
+		t.Helper()
+		page := reportOf(t, "", in)
+		if got := sizeAxisLabels(t, page); !slices.Equal(got, want) {
+			t.Errorf("size axis labels %q, want %q", got, want)
+		}
+		if strings.Contains(page, "log2") {
+			t.Errorf("the page speaks of log2")
+		}
+	}
+	f(corpus(2, 3, 5), []string{"2", "3", "4", "5"})
+	f(corpus(2, 14), []string{"2", "4", "6", "8", "10", "12", "14"})
+	f(corpus(2, 3, 300), []string{"2", "4", "8", "16", "32", "64", "128", "256", "512"})
+}
+
+// measureJS, added to a copy of the page, waits for the fonts and then
+// writes, as JSON in <pre id="measure">, the fonts of the page with their
+// status and, for each <text> of each chart, its content, font size,
+// advance length (getComputedTextLength) and box in the chart's viewBox
+// units.
+const measureJS = `<script>
+document.fonts.ready.then(function () {
+  var out = {fonts: [], texts: []};
+  document.fonts.forEach(function (f) { out.fonts.push(f.family + " " + f.status); });
+  document.querySelectorAll("svg.chart").forEach(function (svg, i) {
+    var s = svg.getBoundingClientRect(), vb = svg.viewBox.baseVal, k = vb.width / s.width;
+    svg.querySelectorAll("text").forEach(function (t) {
+      var r = t.getBoundingClientRect();
+      out.texts.push({chart: i, text: t.textContent, size: parseFloat(getComputedStyle(t).fontSize), len: t.getComputedTextLength(),
+        x0: (r.left - s.left) * k, x1: (r.right - s.left) * k, y0: (r.top - s.top) * k, y1: (r.bottom - s.top) * k,
+        w: vb.width, h: vb.height});
+    });
+  });
+  var pre = document.createElement("pre");
+  pre.id = "measure";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>`
+
+type measuredText struct {
+	Chart          int
+	Text           string
+	Size, Len      float64
+	X0, X1, Y0, Y1 float64
+	W, H           float64
+}
+
+var fontData = regexp.MustCompile(`src:url\(data:font/ttf;base64,([A-Za-z0-9+/=]+)\)`)
+
+// checkChartText loads page, with measureJS, in Chromium and checks the
+// text of its charts:
+//   - the embedded font loaded (Chromium accepted it);
+//   - each text is as long as the embedded font makes it, which is what
+//     gonum measured to place it: a fallback font is caught here;
+//   - each text is inside its chart (along its advance to half a unit,
+//     across it to 15% of the font size, for ascent and descent);
+//   - no two texts of a chart overlap (by more than those margins).
+func checkChartText(t *testing.T, page string) {
+	t.Helper()
+	raw := read(t, page)
+	m := fontData.FindStringSubmatch(raw)
+	if m == nil {
+		t.Fatalf("no embedded font in the page")
+	}
+	ttf, err := base64.StdEncoding.DecodeString(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := sfnt.Parse(ttf)
+	if err != nil {
+		t.Fatalf("embedded font: %v", err)
+	}
+	measured := write(t, filepath.Dir(page), "measured.html", strings.Replace(raw, "</body>", measureJS+"</body>", 1))
+	dom, _ := chromium(t, measured, "--dump-dom", "--virtual-time-budget=2000")
+	pm := regexp.MustCompile(`<pre id="measure">([^<]*)</pre>`).FindStringSubmatch(dom)
+	if pm == nil {
+		t.Fatalf("the measuring script wrote nothing")
+	}
+	var out struct {
+		Fonts []string
+		Texts []measuredText
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(pm[1])), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(out.Fonts, []string{"Go loaded"}) {
+		t.Errorf("page fonts %q, want the embedded Go font, loaded", out.Fonts)
+	}
+	if len(out.Texts) < 20 {
+		t.Fatalf("%d chart texts measured", len(out.Texts))
+	}
+	var buf sfnt.Buffer
+	upem := fixed.Int26_6(f.UnitsPerEm())
+	width := func(s string, size float64) float64 {
+		var sum fixed.Int26_6
+		for _, r := range s {
+			g, err := f.GlyphIndex(&buf, r)
+			if err != nil || g == 0 {
+				t.Errorf("%q of %q: not in the embedded font", r, s)
+				continue
+			}
+			if segs, err := f.LoadGlyph(&buf, g, upem, nil); r != ' ' && (err != nil || len(segs) == 0) {
+				t.Errorf("%q of %q: no outline in the embedded font", r, s)
+			}
+			a, err := f.GlyphAdvance(&buf, g, upem, font.HintingNone)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum += a
+		}
+		return float64(sum) / float64(upem) * size
+	}
+	for _, x := range out.Texts {
+		if want := width(x.Text, x.Size); math.Abs(x.Len-want) > max(0.3, want/100) {
+			t.Errorf("chart %d: %q is %.2f long, %.2f in the embedded font: drawn in another font", x.Chart, x.Text, x.Len, want)
+		}
+		along, across := 0.5, 0.15*x.Size
+		if x.Y1-x.Y0 > x.X1-x.X0 && len(x.Text) > 1 { // rotated
+			along, across = across, along
+		}
+		if x.X0 < -along || x.X1 > x.W+along || x.Y0 < -across || x.Y1 > x.H+across {
+			t.Errorf("chart %d: %q at x [%.1f, %.1f], y [%.1f, %.1f] is cut by the chart's %gx%g box", x.Chart, x.Text, x.X0, x.X1, x.Y0, x.Y1, x.W, x.H)
+		}
+	}
+	for i, a := range out.Texts {
+		for _, b := range out.Texts[i+1:] {
+			if a.Chart != b.Chart {
+				continue
+			}
+			ox := min(a.X1, b.X1) - max(a.X0, b.X0)
+			oy := min(a.Y1, b.Y1) - max(a.Y0, b.Y0)
+			if ox > 0.5 && oy > 0.15*min(a.Size, b.Size) {
+				t.Errorf("chart %d: %q and %q overlap (%.1f by %.1f)", a.Chart, a.Text, b.Text, ox, oy)
+			}
+		}
+	}
 }

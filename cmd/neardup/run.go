@@ -7,18 +7,21 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
 )
 
-// Exit codes.
+// Exit codes. A run stopped by a signal exits 128 plus the signal number
+// (130 for SIGINT, 143 for SIGTERM), see signalError.
 const (
 	exitOK    = 0
 	exitError = 1 // the run failed: bad input, unwritable output, ...
 	exitUsage = 2 // the command line is wrong
 )
 
-// errUsage marks errors in the command line.
+// errUsage marks errors in the command line: wrap it ("%w: message"), and
+// run prints the message alone, then a pointer to the command's help.
 var errUsage = errors.New("usage")
 
 // env is what a command sees of the process.
@@ -50,7 +53,8 @@ Usage:
 
 Commands:
 %s
-Run "neardup <command> -h" for a command's flags.
+Run "neardup <command> --help" (or "neardup help <command>") for a
+command's flags, "neardup --version" for the version.
 `
 
 func usage(w io.Writer) {
@@ -61,74 +65,164 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, usageText, b.String())
 }
 
-// run executes one command line and returns the exit code.
+func lookup(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
+}
+
+// run executes one command line and returns the exit code. Help asked for
+// goes to stdout; errors go to stderr, a usage error as one line and a
+// pointer to the help.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, stderrTTY: isTerminal(stderr)}
+	in := newCancelReader(ctx, stdin)
+	defer in.close()
+	e := &env{stdin: in, stdout: stdout, stderr: stderr, stderrTTY: isTerminal(stderr)}
 	if len(args) == 0 {
 		usage(stderr)
 		return exitUsage
 	}
 	name := args[0]
-	if name == "help" || name == "-h" || name == "--help" {
-		if len(args) > 1 {
-			return run(ctx, []string{args[1], "-h"}, stdin, stdout, stderr)
-		}
-		usage(stdout)
-		return exitOK
-	}
-	for _, c := range commands {
-		if c.name != name {
-			continue
-		}
-		err := c.run(ctx, e, args[1:])
-		switch {
-		case err == nil:
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(args) == 1 {
+			usage(stdout)
 			return exitOK
-		case errors.Is(err, flag.ErrHelp):
-			return exitOK
-		case errors.Is(err, errUsage):
-			fmt.Fprintf(stderr, "neardup %s: %v\n", name, err)
-			return exitUsage
-		case errors.Is(err, context.Canceled):
-			fmt.Fprintf(stderr, "neardup %s: interrupted\n", name)
-			return exitError
-		default:
-			fmt.Fprintf(stderr, "neardup %s: %v\n", name, err)
-			return exitError
 		}
+		if args[1] == "help" {
+			usage(stdout)
+			return exitOK
+		}
+		name, args = args[1], []string{args[1], "--help"}
+	case "-version", "--version":
+		name, args = "version", append([]string{"version"}, args[1:]...)
 	}
-	fmt.Fprintf(stderr, "neardup: unknown command %q\n\n", name)
-	usage(stderr)
-	return exitUsage
+	c := lookup(name)
+	if c == nil {
+		printUsageError(stderr, "", unknownCommand(name))
+		return exitUsage
+	}
+	return exitCode(ctx, stderr, name, c.run(ctx, e, args[1:]))
 }
 
+// unknownCommand is the usage error for a first argument that names no
+// command, with the closest command or top-level flag.
+func unknownCommand(name string) error {
+	if flagName, ok := strings.CutPrefix(name, "-"); ok {
+		flagName = strings.TrimPrefix(flagName, "-")
+		msg := "flag provided but not defined: --" + flagName
+		if g := suggest(flagName, []string{"help", "version"}); g != "" {
+			msg += " (did you mean --" + g + "?)"
+		}
+		return fmt.Errorf("%w: %s", errUsage, msg)
+	}
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	msg := fmt.Sprintf("unknown command %q", name)
+	if g := suggest(name, append(names, "help")); g != "" {
+		msg += " (did you mean " + g + "?)"
+	}
+	return fmt.Errorf("%w: %s", errUsage, msg)
+}
+
+// exitCode prints err, if any, and returns the exit code of command name.
+func exitCode(ctx context.Context, stderr io.Writer, name string, err error) int {
+	if se := stoppedBy(ctx); se != nil {
+		// The command has returned, its temporary files removed; say so
+		// only if it did not finish anyway.
+		if err != nil {
+			fmt.Fprintf(stderr, "neardup %s: %v\n", name, se)
+		}
+		return se.exitCode()
+	}
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.Is(err, errUsage):
+		printUsageError(stderr, name, err)
+		return exitUsage
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintf(stderr, "neardup %s: interrupted\n", name)
+		return exitError
+	default:
+		fmt.Fprintf(stderr, "neardup %s: %s\n", name, message(err))
+		return exitError
+	}
+}
+
+const versionUsage = `Usage: neardup version
+
+Prints the version of neardup (module version, VCS revision when built from
+a checkout) and of the Go toolchain that built it.
+`
+
 func runVersion(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "version", versionUsage)
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, rest[0])
+	}
+	fmt.Fprintln(e.stdout, versionString())
+	return nil
+}
+
+// versionString is "neardup VERSION [REVISION[+dirty]] (GO, OS/ARCH)", the
+// revision only when VERSION does not already hold it.
+func versionString() string {
 	v := "(devel)"
+	var rev string
+	var modified bool
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if bi.Main.Version != "" {
 			v = bi.Main.Version
 		}
 		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				v += " " + s.Value
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
 			}
 		}
 	}
-	fmt.Fprintf(e.stdout, "neardup %s\n", v)
-	return nil
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" && !strings.Contains(v, rev) {
+		v += " " + rev
+		if modified {
+			v += "+dirty"
+		}
+	}
+	return fmt.Sprintf("neardup %s (%s, %s/%s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 // parseInterspersed parses flags that may come before, between or after the
 // positional arguments, and returns the positional arguments. "--" ends the
-// flags; "-" is a positional argument (standard input).
+// flags; "-" is a positional argument (standard input). -h and --help print
+// the help to fs.Output() and return flag.ErrHelp; other errors are usage
+// errors (see flagError) and print nothing.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	out := fs.Output()
+	fs.SetOutput(io.Discard) // the flag package prints errors and the whole help
+	defer fs.SetOutput(out)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(out)
+				fs.Usage()
 				return nil, err
 			}
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
+			return nil, flagError(fs, err)
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

@@ -5,20 +5,26 @@
 // A Plot is plain data: build it, then Render, SVG or WriteFile it. Nothing
 // here is shared between calls, so different Plots may be rendered
 // concurrently; one Plot must not be modified while it is rendered.
+//
+// Text is set in Go Regular, which SVG output embeds or, for charts inlined
+// in an HTML page, leaves to the page (see FontFaceCSS).
 package chart
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -44,6 +50,12 @@ type Series struct {
 	Width float64 // Bars: width of the last bar (default: the previous bin's width)
 }
 
+// Tick is a tick mark of an axis; one without a Label is a minor tick.
+type Tick struct {
+	Value float64
+	Label string
+}
+
 // Marker is a labelled point, such as a target (similarity, probability).
 type Marker struct {
 	X, Y  float64
@@ -59,6 +71,9 @@ type Plot struct {
 	Series                []Series  // drawn in order, with a legend when more than one has a Name
 	Markers               []Marker  // drawn on top
 	VLines                []float64 // vertical reference lines (e.g. the threshold)
+	// XTicks are the X axis ticks; nil: automatic. A label that would run
+	// into the label before it is left out (its tick stays, as a minor one).
+	XTicks []Tick
 }
 
 // ErrFormat is returned for an output format other than svg or png.
@@ -79,7 +94,8 @@ var palette = []color.Color{
 // Render writes p as "svg" or "png", width x height in points (SVG) or
 // pixels at 96 dpi (PNG). The format is case-insensitive; any other gives
 // an error wrapping ErrFormat. Series whose X and Y differ in length, or
-// that hold NaN or infinite values, give an error.
+// that hold NaN or infinite values, give an error. An SVG is standalone:
+// it embeds the glyphs of its text (see FontFaceCSS).
 func (p *Plot) Render(w io.Writer, format string, width, height float64) error {
 	if !(width > 0 && height > 0) {
 		return fmt.Errorf("chart: size %vx%v: want positive", width, height)
@@ -88,25 +104,113 @@ func (p *Plot) Render(w io.Writer, format string, width, height float64) error {
 	if format != "svg" && format != "png" {
 		return fmt.Errorf("%w: %q", ErrFormat, format)
 	}
-	gp, err := p.build()
-	if err != nil {
-		return err
-	}
+	var err error
 	switch format {
 	case "svg":
-		c := vgsvg.New(vg.Length(width), vg.Length(height))
-		gp.Draw(draw.New(c))
-		_, err = c.WriteTo(w)
+		var b []byte
+		if b, err = p.svg(width, height); err != nil {
+			return err
+		}
+		if b, err = embedFont(b); err != nil {
+			return err
+		}
+		_, err = w.Write(b)
 	default:
 		const dpi = 96
 		c := vgimg.NewWith(vgimg.UseWH(vg.Length(width)*vg.Inch/dpi, vg.Length(height)*vg.Inch/dpi), vgimg.UseDPI(dpi))
-		gp.Draw(draw.New(c))
+		if err := p.draw(c); err != nil {
+			return err
+		}
 		_, err = vgimg.PngCanvas{Canvas: c}.WriteTo(w)
 	}
 	if err != nil {
 		return fmt.Errorf("chart: write %s: %w", format, err)
 	}
 	return nil
+}
+
+// draw builds p and draws it on c.
+func (p *Plot) draw(c vg.CanvasSizer) error {
+	gp, err := p.build()
+	if err != nil {
+		return err
+	}
+	dc := draw.New(c)
+	if p.XTicks != nil {
+		gp.X.Tick.Marker = plot.ConstantTicks(thinLabels(gp, dc, p.XTicks))
+	}
+	gp.Draw(dc)
+	return nil
+}
+
+// svg renders p as an SVG document whose text names fontFamily, without
+// embedding the font.
+func (p *Plot) svg(width, height float64) ([]byte, error) {
+	c := vgsvg.New(vg.Length(width), vg.Length(height))
+	if err := p.draw(c); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("chart: write svg: %w", err)
+	}
+	return withFontFamily(buf.Bytes()), nil
+}
+
+// embedFont puts the @font-face of FontFaceCSS(svg) in svg, first thing in
+// its root element.
+func embedFont(svg []byte) ([]byte, error) {
+	css := FontFaceCSS()
+	i := bytes.Index(svg, []byte("<svg"))
+	j := bytes.IndexByte(svg[max(i, 0):], '>')
+	if i < 0 || j < 0 {
+		return nil, errors.New("chart: no <svg> element in the rendering")
+	}
+	at := i + j + 1
+	out := make([]byte, 0, len(svg)+len(css)+64)
+	out = append(out, svg[:at]...)
+	out = append(out, "\n<defs><style>"...)
+	out = append(out, css...)
+	out = append(out, "</style></defs>"...)
+	return append(out, svg[at:]...), nil
+}
+
+// thinLabels returns ticks with the labels that would overlap the label
+// before them (with a gap of a third of the font size) left out, where gp
+// draws its X axis on dc.
+func thinLabels(gp *plot.Plot, dc draw.Canvas, ticks []Tick) plot.ConstantTicks {
+	out := make(plot.ConstantTicks, len(ticks))
+	for i, t := range ticks {
+		out[i] = plot.Tick{Value: t.Value, Label: t.Label}
+	}
+	gp.X.Tick.Marker = out
+	da := gp.DataCanvas(dc)
+	tx, _ := gp.Transforms(&da)
+	sty := gp.X.Tick.Label
+	gap := sty.Font.Size / 3
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(out[a].Value, out[b].Value) })
+	right := vg.Length(math.Inf(-1))
+	for _, i := range order {
+		t := &out[i]
+		if t.Label == "" {
+			continue
+		}
+		if t.Value < gp.X.Min || t.Value > gp.X.Max {
+			t.Label = ""
+			continue
+		}
+		x, w := tx(t.Value), sty.Width(t.Label)
+		if x-w/2 < right+gap {
+			t.Label = ""
+			continue
+		}
+		right = x + w/2
+	}
+	return out
 }
 
 // WriteFile renders p to path, the format chosen by the extension (.svg or
@@ -127,13 +231,15 @@ func (p *Plot) WriteFile(path string, width, height float64) error {
 	return f.Commit()
 }
 
-// SVG renders p as an SVG document for embedding in HTML.
+// SVG renders p as an SVG document for inlining in an HTML page, width x
+// height in points. Unlike Render's, its text names the chart font without
+// embedding it: the page must define it, once for all its charts, with
+// FontFaceCSS.
 func (p *Plot) SVG(width, height float64) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := p.Render(&buf, "svg", width, height); err != nil {
-		return nil, err
+	if !(width > 0 && height > 0) {
+		return nil, fmt.Errorf("chart: size %vx%v: want positive", width, height)
 	}
-	return buf.Bytes(), nil
+	return p.svg(width, height)
 }
 
 // build turns p into a gonum plot.
@@ -154,6 +260,10 @@ func (p *Plot) build() (*plot.Plot, error) {
 		}
 	}
 	gp := plot.New()
+	for _, sty := range []*text.Style{&gp.Title.TextStyle, &gp.X.Label.TextStyle, &gp.Y.Label.TextStyle,
+		&gp.X.Tick.Label, &gp.Y.Tick.Label, &gp.Legend.TextStyle} {
+		useFont(sty)
+	}
 	gp.Title.Text = p.Title
 	gp.X.Label.Text = p.XLabel
 	gp.Y.Label.Text = p.YLabel
@@ -255,6 +365,9 @@ func (p *Plot) build() (*plot.Plot, error) {
 		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
 		if err != nil {
 			return nil, fmt.Errorf("chart: markers: %w", err)
+		}
+		for i := range lb.TextStyle {
+			useFont(&lb.TextStyle[i])
 		}
 		lb.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(-4)}
 		gp.Add(lb)

@@ -1,0 +1,121 @@
+package lsh
+
+// The rules below are what makes a candidate search reproducible outside one
+// process: Candidates.Run applies them to a batch in memory, and an online
+// index or a distributed pipeline applies the same functions to buckets it
+// holds elsewhere, so all of them report the same pairs.
+
+// AppendBandKeys appends the p.Bands band keys of sig to dst (key j is
+// p.BandKey(sig, j)) and returns the extended slice. It allocates nothing
+// when dst has room for p.Bands more values, and panics, like BandKey, if
+// sig is shorter than p.Bands*p.Rows.
+func (p Params) AppendBandKeys(dst []uint64, sig []uint32) []uint64 {
+	r := p.Rows
+	_ = sig[p.Bands*r-1] // one bounds check for every band
+	for band := range p.Bands {
+		dst = append(dst, bandKey(sig[band*r:(band+1)*r], band))
+	}
+	return dst
+}
+
+// HomeBand returns the home band of the signatures a and b: the first band
+// (0-based) on which all Rows slots of the two agree, or -1 when no band
+// agrees. Candidates.Run reports a pair in its home band only, so a pair
+// that shares many buckets is reported once without a set of seen pairs;
+// callers holding buckets elsewhere (an index, a GroupByKey) keep a pair
+// found in band j when HomeBand is j.
+//
+// Only the first Bands*Rows values of a and b are read; a slice shorter than
+// that is compared as far as it goes. HomeBand does not allocate.
+func (p Params) HomeBand(a, b []uint32) int {
+	r := p.Rows
+	if p.Bands < 1 || r < 1 {
+		return -1
+	}
+	n := min(len(a), len(b), p.Bands*r)
+	a, b = a[:n], b[:n]
+	for k, band := 0, 0; k+r <= n; k, band = k+r, band+1 {
+		// A plain loop, not slices.Equal per band: most bands differ in
+		// their first slot, so this is about one comparison per band
+		// (slices.Equal here cost ~10% of a 1M-document batch's CPU).
+		x := 0
+		for x < r && a[k+x] == b[k+x] {
+			x++
+		}
+		if x == r {
+			return band
+		}
+	}
+	return -1
+}
+
+// agreesBefore reports whether a and b, full signatures, agree on all Rows
+// slots of some band before band. It is HomeBand(a, b) < band without the
+// work past band.
+func (p Params) agreesBefore(a, b []uint32, band int) bool {
+	r := p.Rows
+	n := band * r
+	if len(a) < n || len(b) < n {
+		return false
+	}
+	a, b = a[:n], b[:n]
+	for k := 0; k+r <= n; k += r {
+		x := 0
+		for x < r && a[k+x] == b[k+x] {
+			x++
+		}
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// Chained reports whether a bucket of m members exceeds maxBucket and is
+// therefore joined as a chain rather than all pairs (see BucketPairs).
+// maxBucket <= 0 means no limit.
+func Chained(m, maxBucket int) bool { return maxBucket > 0 && m > maxBucket }
+
+// BucketPairs calls fn(x, y), x < y, for the pairs a bucket of m members
+// contributes, the members being numbered 0..m-1 in ascending document
+// order (ascending id or sequence number): every pair when the bucket has at
+// most maxBucket members (or maxBucket <= 0), otherwise the chain (0,1),
+// (1,2), ..., (m-2,m-1). It stops early when fn returns false.
+//
+// The chain keeps the work linear in a bucket of thousands of near-identical
+// documents and still connects all of them, so connected components are the
+// same as with every pair (see Candidates.Run). An online index that appends
+// documents in ascending order applies the rule to a new member as
+// BucketPartners does.
+func BucketPairs(m, maxBucket int, fn func(x, y int) bool) {
+	if Chained(m, maxBucket) {
+		for k := 0; k+1 < m; k++ {
+			if !fn(k, k+1) {
+				return
+			}
+		}
+		return
+	}
+	for x := 0; x+1 < m; x++ {
+		for y := x + 1; y < m; y++ {
+			if !fn(x, y) {
+				return
+			}
+		}
+	}
+}
+
+// BucketPartners returns the members a new document joins when it enters a
+// bucket as its last member in ascending order, the bucket then having m
+// members in all (the new one at position m-1): the positions [lo, m-1) it
+// pairs with under BucketPairs' rule. That is every earlier member, or only
+// the one before it when the bucket is chained.
+func BucketPartners(m, maxBucket int) (lo, hi int) {
+	if m < 2 {
+		return 0, 0
+	}
+	if Chained(m, maxBucket) {
+		return m - 2, m - 1
+	}
+	return 0, m - 1
+}

@@ -1,0 +1,310 @@
+package neardup
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"math"
+
+	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/shingle"
+)
+
+// SketchVersion numbers the definitions a sketch depends on: the shingle
+// hashes (package shingle's contract), Fingerprint, the MinHash scheme
+// (package minhash) and the band keys (lsh.Params.BandKey). It changes
+// whenever any of them changes, so that an index built with other
+// definitions is refused (ErrVersion) instead of being misread. Golden
+// tests pin every one of them.
+const SketchVersion = 1
+
+// Defaults for fields left zero.
+const (
+	DefaultThreshold = 0.5
+	DefaultRecall    = 0.99
+	DefaultSeed      = 1
+	DefaultMaxBucket = 2000
+)
+
+// Params define how a document becomes a sketch and when two documents are
+// near-duplicates: the shingling, the MinHash slots and seed, the weighting,
+// the LSH bands and rows, and the threshold. They are what a stored index is
+// made with: two runs or two processes with equal Params compute equal
+// sketches and report the same pairs. The run knobs that do not change what
+// is computed per document (workers, bucket limits, which document to keep,
+// clustering) are in Options.
+//
+// A zero field means its default; an explicit value outside its range is
+// an error (Resolve). AppendBinary and UnmarshalBinary encode resolved
+// Params, Hash identifies them, Compatible checks a stored value against a
+// requested one.
+type Params struct {
+	Shingle   shingle.Options
+	Slots     int     // MinHash slots; default minhash.DefaultSlots
+	Seed      uint64  // MinHash seed; 0 means DefaultSeed
+	Weight    Weight  // WeightNone or WeightIDF
+	Threshold float64 // Jaccard threshold t in (0, 1]; default DefaultThreshold
+	// Recall is the chance that a pair exactly at Threshold becomes an LSH
+	// candidate; it chooses LSH (lsh.Choose) when LSH is zero. Default
+	// DefaultRecall.
+	Recall float64
+	// LSH are the bands and rows; zero: chosen from Threshold and Recall.
+	LSH lsh.Params
+}
+
+// Resolve returns p with defaults in place of zero fields and LSH chosen
+// when it is zero, or an error wrapping ErrOptions naming the first field
+// outside its range.
+func (p Params) Resolve() (Params, error) {
+	if p.Shingle.Mode != shingle.Word && p.Shingle.Mode != shingle.Char {
+		return p, fmt.Errorf("%w: shingle mode %v: want word or char", ErrOptions, p.Shingle.Mode)
+	}
+	if p.Shingle.N == 0 {
+		p.Shingle.N = defaultN(p.Shingle.Mode)
+	}
+	if p.Shingle.N < 1 || p.Shingle.N > shingle.MaxN {
+		return p, fmt.Errorf("%w: shingle length %d: want 1 to %d", ErrOptions, p.Shingle.N, shingle.MaxN)
+	}
+	if p.Slots == 0 {
+		p.Slots = minhash.DefaultSlots
+	}
+	if p.Slots < 1 || p.Slots > 1<<16 {
+		return p, fmt.Errorf("%w: %d slots: want 1 to 65536", ErrOptions, p.Slots)
+	}
+	if p.Seed == 0 {
+		p.Seed = DefaultSeed
+	}
+	if p.Weight > WeightIDF {
+		return p, fmt.Errorf("%w: weight mode %d", ErrOptions, p.Weight)
+	}
+	if p.Threshold == 0 {
+		p.Threshold = DefaultThreshold
+	}
+	if !(p.Threshold > 0 && p.Threshold <= 1) {
+		return p, fmt.Errorf("%w: threshold %v: want a number in (0, 1]", ErrOptions, p.Threshold)
+	}
+	if p.Recall == 0 {
+		p.Recall = DefaultRecall
+	}
+	if !(p.Recall > 0 && p.Recall < 1) {
+		return p, fmt.Errorf("%w: recall %v: want a number in (0, 1)", ErrOptions, p.Recall)
+	}
+	switch {
+	case p.LSH == (lsh.Params{}):
+		l, err := lsh.Choose(p.Slots, p.Threshold, p.Recall)
+		if err != nil {
+			return p, fmt.Errorf("%w: %w (use more slots, a lower recall, or set bands and rows)", ErrOptions, err)
+		}
+		p.LSH = l
+	case p.LSH.Bands < 1 || p.LSH.Rows < 1:
+		return p, fmt.Errorf("%w: bands %d, rows %d: give both, each at least 1", ErrOptions, p.LSH.Bands, p.LSH.Rows)
+	case p.LSH.Bands > p.Slots/p.LSH.Rows:
+		return p, fmt.Errorf("%w: %d bands x %d rows exceed %d slots", ErrOptions, p.LSH.Bands, p.LSH.Rows, p.Slots)
+	}
+	return p, nil
+}
+
+func defaultN(m shingle.Mode) int {
+	if m == shingle.Char {
+		return shingle.DefaultCharN
+	}
+	return shingle.DefaultWordN
+}
+
+// String describes p, e.g. "word 3-grams, 128 slots, seed 1, 35 bands x 3
+// rows, threshold 0.5". Zero fields are shown as they are.
+func (p Params) String() string {
+	s := fmt.Sprintf("%s %d-grams", p.Shingle.Mode, p.Shingle.N)
+	if p.Shingle.Bag {
+		s += " (bag)"
+	}
+	s += fmt.Sprintf(", %d slots, seed %d, %d bands x %d rows, threshold %g", p.Slots, p.Seed, p.LSH.Bands, p.LSH.Rows, p.Threshold)
+	if p.Weight != WeightNone {
+		s += ", weight " + p.Weight.String()
+	}
+	return s
+}
+
+// Compatible returns nil when documents sketched under p and under q can be
+// compared: equal shingling, slots, seed, weighting, bands, rows and
+// threshold once both are resolved (Recall only chooses bands and rows, so
+// it may differ). Otherwise it returns an error wrapping ErrIncompatible
+// that names the first difference as "q vs p", or the error of resolving
+// either.
+func (p Params) Compatible(q Params) error {
+	p, err := p.Resolve()
+	if err != nil {
+		return err
+	}
+	if q, err = q.Resolve(); err != nil {
+		return err
+	}
+	diff := func(what string, a, b any) error {
+		return fmt.Errorf("%w: %s %v vs %v", ErrIncompatible, what, b, a)
+	}
+	switch {
+	case p.Shingle != q.Shingle:
+		return diff("shingles", shingleString(p.Shingle), shingleString(q.Shingle))
+	case p.Slots != q.Slots:
+		return diff("slots", p.Slots, q.Slots)
+	case p.Seed != q.Seed:
+		return diff("seed", p.Seed, q.Seed)
+	case p.Weight != q.Weight:
+		return diff("weight", p.Weight, q.Weight)
+	case p.LSH != q.LSH:
+		return diff("bands x rows", fmt.Sprintf("%dx%d", p.LSH.Bands, p.LSH.Rows), fmt.Sprintf("%dx%d", q.LSH.Bands, q.LSH.Rows))
+	case p.Threshold != q.Threshold:
+		return diff("threshold", p.Threshold, q.Threshold)
+	}
+	return nil
+}
+
+func shingleString(o shingle.Options) string {
+	s := fmt.Sprintf("%s %d-grams", o.Mode, o.N)
+	if o.Bag {
+		s += " (bag)"
+	}
+	return s
+}
+
+// The encoding: magic, encoding version, SketchVersion, then the fields.
+const (
+	paramsMagic   = "NDPA"
+	paramsVersion = 1
+)
+
+// AppendBinary appends the encoding of p, resolved, to b (it implements
+// encoding.BinaryAppender). The encoding is the magic "NDPA", the encoding
+// version (1) and SketchVersion as bytes, then the shingle mode, length
+// (uvarint) and bag flag, the slots (uvarint), the seed (8 bytes little
+// endian), the weight mode, the threshold and the recall (IEEE 754 bits, 8
+// bytes little endian each), bands and rows (uvarints). It returns the
+// error of Resolve, if any, and b unchanged.
+func (p Params) AppendBinary(b []byte) ([]byte, error) {
+	p, err := p.Resolve()
+	if err != nil {
+		return b, err
+	}
+	b = append(b, paramsMagic...)
+	b = append(b, paramsVersion, SketchVersion, byte(p.Shingle.Mode))
+	b = binary.AppendUvarint(b, uint64(p.Shingle.N))
+	bag := byte(0)
+	if p.Shingle.Bag {
+		bag = 1
+	}
+	b = append(b, bag)
+	b = binary.AppendUvarint(b, uint64(p.Slots))
+	b = binary.LittleEndian.AppendUint64(b, p.Seed)
+	b = append(b, byte(p.Weight))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(p.Threshold))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(p.Recall))
+	b = binary.AppendUvarint(b, uint64(p.LSH.Bands))
+	b = binary.AppendUvarint(b, uint64(p.LSH.Rows))
+	return b, nil
+}
+
+// MarshalBinary returns AppendBinary(nil).
+func (p Params) MarshalBinary() ([]byte, error) { return p.AppendBinary(nil) }
+
+// UnmarshalBinary decodes an encoding made by AppendBinary into p. The data
+// must be exactly one encoding. It returns an error wrapping ErrCorrupt for
+// data that is not one, ErrVersion for another encoding version or
+// SketchVersion (the sketches stored with it would be computed differently
+// today), and ErrOptions for decoded values out of range; p is then
+// unchanged.
+func (p *Params) UnmarshalBinary(data []byte) error {
+	d := decoder{b: data}
+	if len(data) < len(paramsMagic)+2 || string(data[:len(paramsMagic)]) != paramsMagic {
+		return fmt.Errorf("%w: not a neardup parameter encoding", ErrCorrupt)
+	}
+	d.b = d.b[len(paramsMagic):]
+	if v := d.byte(); v != paramsVersion {
+		return fmt.Errorf("%w: parameter encoding version %d, this build reads %d", ErrVersion, v, paramsVersion)
+	}
+	if v := d.byte(); v != SketchVersion {
+		return fmt.Errorf("%w: sketch version %d, this build computes version %d", ErrVersion, v, SketchVersion)
+	}
+	var q Params
+	q.Shingle.Mode = shingle.Mode(d.byte())
+	q.Shingle.N = d.int()
+	switch d.byte() {
+	case 0:
+	case 1:
+		q.Shingle.Bag = true
+	default:
+		d.fail()
+	}
+	q.Slots = d.int()
+	q.Seed = d.uint64()
+	q.Weight = Weight(d.byte())
+	q.Threshold = math.Float64frombits(d.uint64())
+	q.Recall = math.Float64frombits(d.uint64())
+	q.LSH.Bands = d.int()
+	q.LSH.Rows = d.int()
+	if d.bad || len(d.b) != 0 {
+		return fmt.Errorf("%w: parameter encoding of %d bytes", ErrCorrupt, len(data))
+	}
+	// Every field was written resolved, so none may be zero.
+	if q.Shingle.N == 0 || q.Slots == 0 || q.Seed == 0 || q.Threshold == 0 || q.Recall == 0 || q.LSH.Bands == 0 || q.LSH.Rows == 0 {
+		return fmt.Errorf("%w: parameter encoding with a zero field", ErrCorrupt)
+	}
+	r, err := q.Resolve()
+	if err != nil {
+		return err
+	}
+	*p = r
+	return nil
+}
+
+// decoder reads the fields of an encoding; bad is set by any short or
+// malformed read, which then returns 0.
+type decoder struct {
+	b   []byte
+	bad bool
+}
+
+func (d *decoder) fail() { d.bad, d.b = true, nil }
+
+func (d *decoder) byte() byte {
+	if len(d.b) < 1 {
+		d.fail()
+		return 0
+	}
+	v := d.b[0]
+	d.b = d.b[1:]
+	return v
+}
+
+func (d *decoder) uint64() uint64 {
+	if len(d.b) < 8 {
+		d.fail()
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(d.b)
+	d.b = d.b[8:]
+	return v
+}
+
+func (d *decoder) int() int {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 || v > 1<<31 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return int(v)
+}
+
+// Hash returns a 64-bit identifier of the resolved p: the FNV-1a hash of its
+// encoding, 0 when p does not resolve. Equal Params have equal hashes on
+// every machine.
+func (p Params) Hash() uint64 {
+	b, err := p.AppendBinary(nil)
+	if err != nil {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
+}

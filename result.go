@@ -1,0 +1,154 @@
+package neardup
+
+import (
+	"iter"
+	"slices"
+
+	"github.com/neardup/neardup/internal/editdist"
+)
+
+// group turns res.Pairs into res.Clusters and res.Dup with Clusters, and
+// fills the cluster counts of st.
+func (b *Batch) group(res *Result, st *Stats) error {
+	v := res.v
+	n := len(b.ids)
+	docs := make([]ClusterDoc, n)
+	for d := range docs {
+		docs[d] = ClusterDoc{Seq: uint64(d), Size: b.sizes[d], Same: int(v.rep[d])}
+	}
+	// The verified pairs between distinct sets; copies join through Same.
+	var edges [][2]int
+	for _, p := range res.Pairs {
+		if v.rep[p.B] == uint32(p.B) {
+			edges = append(edges, [2]int{p.A, p.B})
+		}
+	}
+	groups, err := Clusters(docs, edges, b.o.Cluster, b.o.Keep)
+	if err != nil {
+		return err
+	}
+	docs, edges = nil, nil
+	res.Dup = make([]bool, n)
+	res.Clusters = make([]Cluster, len(groups))
+	var es editdist.Scratch
+	for ci, g := range groups {
+		r := g.Representative
+		rs := v.sketch(r)
+		members := make([]Member, len(g.Members))
+		for mi, m := range g.Members {
+			ms := v.sketch(m)
+			members[mi] = Member{Doc: m, Jaccard: b.ver.Similarity(&ms, &rs)}
+			if v.toks != nil {
+				members[mi].Edit = es.Similarity(v.toks[m], v.toks[r])
+			}
+		}
+		c := Cluster{ID: ci + 1, Representative: r, Members: members}
+		c.Review = b.o.MaxCluster > 0 && len(members) > b.o.MaxCluster
+		if c.Review {
+			st.Review++
+			st.ReviewDocs += len(members)
+		} else {
+			for _, m := range g.Members {
+				if m != r {
+					res.Dup[m] = true
+				}
+			}
+			st.Duplicates += len(members) - 1
+		}
+		if c.Below(b.o.Threshold) > 0 {
+			st.BelowClusters++
+		}
+		res.Clusters[ci] = c
+		st.LargestCluster = max(st.LargestCluster, len(members))
+	}
+	st.Clusters = len(groups)
+	return nil
+}
+
+// AllPairs yields every near-duplicate pair of documents, Stats.Pairs in
+// all, sorted by (A, B): the verified pairs between distinct shingle sets
+// for every combination of the two sets' identical copies, and every pair of
+// copies within an identical group (Jaccard 1). It is Result.Pairs expanded;
+// the Jaccard of a pair is its sets', and with RefineEdit each pair's Edit is
+// computed for that pair's own token sequences.
+//
+// The pairs are produced as they are yielded (a group of g copies has
+// g(g-1)/2 of them): memory stays proportional to Result.Pairs. AllPairs may
+// be ranged over several times; it is not safe for concurrent use with
+// other calls that range over it.
+func (r *Result) AllPairs() iter.Seq[Pair] {
+	return func(yield func(Pair) bool) {
+		v := r.v
+		n := len(v.rep)
+		// members of each identical group, ascending, in one array.
+		off := make([]int32, n+1)
+		for _, c := range v.rep {
+			off[c+1]++
+		}
+		for d := range n {
+			off[d+1] += off[d]
+		}
+		mem := make([]uint32, n)
+		next := slices.Clone(off[:n])
+		for d, c := range v.rep {
+			mem[next[c]] = uint32(d)
+			next[c]++
+		}
+		next = nil
+		group := func(c uint32) []uint32 { return mem[off[c]:off[c+1]] }
+		// adjacency between groups from the verified pairs.
+		type nb struct {
+			c   uint32
+			jac float64
+		}
+		aoff := make([]int32, n+1)
+		for _, p := range r.Pairs {
+			if v.rep[p.B] == uint32(p.B) {
+				aoff[p.A+1]++
+				aoff[p.B+1]++
+			}
+		}
+		for d := range n {
+			aoff[d+1] += aoff[d]
+		}
+		adj := make([]nb, aoff[n])
+		fill := slices.Clone(aoff[:n])
+		for _, p := range r.Pairs {
+			if v.rep[p.B] == uint32(p.B) {
+				adj[fill[p.A]] = nb{uint32(p.B), p.Jaccard}
+				fill[p.A]++
+				adj[fill[p.B]] = nb{uint32(p.A), p.Jaccard}
+				fill[p.B]++
+			}
+		}
+		fill = nil
+		var es editdist.Scratch
+		var buf []Pair
+		for a := range n {
+			c := v.rep[a]
+			buf = buf[:0]
+			for _, d := range group(c) {
+				if int(d) > a {
+					buf = append(buf, Pair{A: a, B: int(d), Jaccard: 1})
+				}
+			}
+			for _, e := range adj[aoff[c]:aoff[c+1]] {
+				g := group(e.c)
+				// members above a only: skip the rest by binary search.
+				at, _ := slices.BinarySearch(g, uint32(a+1))
+				for _, d := range g[at:] {
+					buf = append(buf, Pair{A: a, B: int(d), Jaccard: e.jac})
+				}
+			}
+			slices.SortFunc(buf, func(x, y Pair) int { return x.B - y.B })
+			for i := range buf {
+				if v.toks != nil {
+					buf[i].Edit = es.Similarity(v.toks[buf[i].A], v.toks[buf[i].B])
+				}
+				if !yield(buf[i]) {
+					return
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,175 @@
+package neardup
+
+import (
+	"fmt"
+	"math/bits"
+	"sync"
+
+	"github.com/neardup/neardup/idf"
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/shingle"
+)
+
+// Sketch is what the engine keeps of one document: its shingle set, the
+// set's fingerprint, its MinHash signature and, with WeightIDF, the weights
+// of its shingles. Batch, the commands, an index and a distributed pipeline
+// all make sketches with a Sketcher and compare them with a Verifier, so a
+// document gets the same sketch everywhere.
+//
+// The slices may alias buffers the caller owns (a Sketcher appends into the
+// ones already there); a Sketch is not safe for concurrent mutation.
+type Sketch struct {
+	// Set is the shingle set: sorted, distinct 64-bit hashes (package
+	// shingle). Empty for a document without shingles. Nil when the
+	// caller keeps only signatures (VerifyEstimate).
+	Set []uint64
+	// Size is the number of shingles, len(Set) when Set is kept.
+	Size int
+	// Fingerprint is Fingerprint(Set): equal sets have equal fingerprints.
+	Fingerprint uint64
+	// Signature has Params.Slots values, or is empty before signing.
+	Signature []uint32
+	// Weights[i] is the idf weight of Set[i] (WeightIDF only), and
+	// WeightSum their sum.
+	Weights   []float64
+	WeightSum float64
+}
+
+// Empty reports whether the document has no shingles. An empty document is
+// never a near-duplicate of anything.
+func (s *Sketch) Empty() bool { return s.Size == 0 }
+
+// Fingerprint returns a 64-bit hash of a sorted, distinct shingle set such
+// that identical sets have equal fingerprints; it is 0 only for the empty
+// set. Batch collapses documents with identical sets by fingerprint (then
+// compares the sets), and a distributed run groups by it.
+//
+// The function is part of the stored format (SketchVersion): with
+// h = len(set) * 0x9e3779b97f4a7c15, for each x in order
+// h = rotl64(h XOR x, 27) * 0xbf58476d1ce4e5b9 + 0x94d049bb133111eb, then
+// h ^= h >> 31; h *= 0xd6e8feb86993a8f3; h ^= h >> 29; the result is h | 1.
+// It does not allocate.
+func Fingerprint(set []uint64) uint64 {
+	if len(set) == 0 {
+		return 0
+	}
+	h := uint64(len(set)) * 0x9e3779b97f4a7c15
+	for _, x := range set {
+		h = bits.RotateLeft64(h^x, 27)*0xbf58476d1ce4e5b9 + 0x94d049bb133111eb
+	}
+	h ^= h >> 31
+	h *= 0xd6e8feb86993a8f3
+	h ^= h >> 29
+	return h | 1
+}
+
+// Sketcher makes sketches under one set of resolved Params.
+//
+// A Sketcher is safe for concurrent use by many goroutines: it is read-only
+// but for an internal pool of shingling scratch buffers, so one Sketcher can
+// serve every handler of a server or every worker of a batch. The Append
+// methods allocate nothing once the pool is warm and dst has room.
+type Sketcher struct {
+	p      Params
+	hasher *minhash.Hasher
+	pool   sync.Pool // *shingle.Shingler
+}
+
+// NewSketcher returns a Sketcher for p (resolved first), or an error
+// wrapping ErrOptions.
+func NewSketcher(p Params) (*Sketcher, error) {
+	p, err := p.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := shingle.New(p.Shingle); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	h, err := minhash.New(p.Slots, p.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	s := &Sketcher{p: p, hasher: h}
+	s.pool.New = func() any {
+		sh, _ := shingle.New(p.Shingle) // checked above
+		return sh
+	}
+	return s, nil
+}
+
+// Params returns the resolved parameters.
+func (s *Sketcher) Params() Params { return s.p }
+
+// AppendSet appends the shingle set of text to dst (sorted, distinct; see
+// shingle.Shingler.AppendSet) and returns the extended slice.
+func (s *Sketcher) AppendSet(dst []uint64, text []byte) []uint64 {
+	sh := s.pool.Get().(*shingle.Shingler)
+	dst = sh.AppendSet(dst, text)
+	s.pool.Put(sh)
+	return dst
+}
+
+// AppendTokens appends the hashes of text's tokens in order (see
+// shingle.Shingler.AppendTokens): the sequence edit similarity compares.
+func (s *Sketcher) AppendTokens(dst []uint64, text []byte) []uint64 {
+	sh := s.pool.Get().(*shingle.Shingler)
+	dst = sh.AppendTokens(dst, text)
+	s.pool.Put(sh)
+	return dst
+}
+
+// AppendSignature appends the Params.Slots values of set's plain MinHash
+// signature to dst.
+func (s *Sketcher) AppendSignature(dst []uint32, set []uint64) []uint32 {
+	return s.hasher.AppendSignature(dst, set)
+}
+
+// AppendWeightedSignature appends the weighted MinHash signature of set
+// whose elements weigh weights (parallel slices; see
+// minhash.Hasher.AppendWeightedSignature).
+func (s *Sketcher) AppendWeightedSignature(dst []uint32, set []uint64, weights []float64) []uint32 {
+	return s.hasher.AppendWeightedSignature(dst, set, weights)
+}
+
+// AppendBandKeys appends the Params.LSH.Bands band keys of sig to dst
+// (lsh.Params.AppendBandKeys): the keys an index or a pipeline buckets by.
+// A signature shorter than Bands*Rows (an unsigned sketch) has no keys:
+// nothing is appended.
+func (s *Sketcher) AppendBandKeys(dst []uint64, sig []uint32) []uint64 {
+	if len(sig) < s.p.LSH.Bands*s.p.LSH.Rows {
+		return dst
+	}
+	return s.p.LSH.AppendBandKeys(dst, sig)
+}
+
+// Sketch makes the sketch of text in sk, reusing sk's slices: the set, its
+// size and fingerprint, and the plain signature. Under WeightIDF the
+// signature depends on weights of the whole corpus: pass them as tab (see
+// Weigh); with a nil tab the signature is left empty for the caller to
+// Weigh and sign later. Sketch allocates nothing when sk's slices have room.
+func (s *Sketcher) Sketch(sk *Sketch, text []byte, tab *idf.Table) {
+	sk.Set = s.AppendSet(sk.Set[:0], text)
+	sk.Size = len(sk.Set)
+	sk.Fingerprint = Fingerprint(sk.Set)
+	sk.Weights, sk.WeightSum = sk.Weights[:0], 0
+	sk.Signature = sk.Signature[:0]
+	if s.p.Weight == WeightIDF {
+		if tab != nil {
+			s.Weigh(sk, tab)
+		}
+		return
+	}
+	sk.Signature = s.hasher.AppendSignature(sk.Signature, sk.Set)
+}
+
+// Weigh sets sk.Weights and sk.WeightSum from tab (idf weights of the
+// corpus) and replaces sk.Signature with the weighted signature of sk.Set.
+// It is what Sketch does under WeightIDF once the weights are known.
+func (s *Sketcher) Weigh(sk *Sketch, tab *idf.Table) {
+	sk.Weights = tab.AppendWeights(sk.Weights[:0], sk.Set)
+	sk.WeightSum = 0
+	for _, w := range sk.Weights {
+		sk.WeightSum += w
+	}
+	sk.Signature = s.hasher.AppendWeightedSignature(sk.Signature[:0], sk.Set, sk.Weights)
+}

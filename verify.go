@@ -1,0 +1,145 @@
+package neardup
+
+import (
+	"math"
+
+	"github.com/neardup/neardup/minhash"
+	"github.com/neardup/neardup/shingle"
+)
+
+// PrefilterMiss bounds the chance that the signature pre-filter of a
+// Verifier drops a pair whose similarity is at least the threshold.
+const PrefilterMiss = 1e-6
+
+// Verifier checks candidate pairs and measures similarities, the one place
+// where that is decided: Batch, explain, eval, an index and a distributed
+// pipeline all call it, so a pair is a near-duplicate in one of them exactly
+// when it is in all of them.
+//
+// A Verifier is read-only after NewVerifier and safe for concurrent use. Its
+// methods do not allocate.
+type Verifier struct {
+	t        float64
+	mode     Verify
+	weighted bool
+	slots    int
+	minAgree float64 // signature pre-filter: least agreement (a fraction) a pair at t shows
+}
+
+// NewVerifier returns the Verifier for sketches made under p (resolved
+// first) and checked by mode, or an error wrapping ErrOptions (also when
+// WeightIDF is asked with VerifyEstimate).
+func NewVerifier(p Params, mode Verify) (*Verifier, error) {
+	o, err := Options{Params: p, Verify: mode}.resolve()
+	if err != nil {
+		return nil, err
+	}
+	p = o.Params
+	return &Verifier{
+		t:        p.Threshold,
+		mode:     mode,
+		weighted: p.Weight == WeightIDF,
+		slots:    p.Slots,
+		minAgree: float64(minAgreement(p.Slots, p.Threshold, PrefilterMiss)) / float64(p.Slots),
+	}, nil
+}
+
+// Threshold returns the threshold t.
+func (v *Verifier) Threshold() float64 { return v.t }
+
+// Exact reports whether the similarities Verify and Similarity return are
+// exact (VerifyExact): the Jaccard index of the shingle sets, or their
+// weighted Jaccard index under WeightIDF.
+func (v *Verifier) Exact() bool { return v.mode == VerifyExact }
+
+// Verify returns the similarity of two candidate documents and whether it
+// reaches the threshold. The similarity is exact under VerifyExact (the value
+// is then exactly Similarity's) and the signature estimate under
+// VerifyEstimate; when ok is false it may be 0 rather than the similarity,
+// since Verify stops as soon as the pair cannot reach the threshold.
+//
+// In order: the length filter (J <= min/max of the set sizes, or of the
+// weight sums), the signature pre-filter (a pair at exactly the threshold
+// agrees on fewer slots than this with probability under PrefilterMiss),
+// then the exact Jaccard (shingle.JaccardAtLeast, which gives up early) or
+// weighted Jaccard. Empty documents never match. The sketches need their
+// signatures, and under VerifyExact their sets (and weights under
+// WeightIDF).
+func (v *Verifier) Verify(a, b *Sketch) (float64, bool) {
+	if a.Empty() || b.Empty() {
+		return 0, false
+	}
+	t := v.t
+	est := minhash.Estimate(a.Signature, b.Signature)
+	switch {
+	case v.mode == VerifyEstimate:
+		return est, est >= t
+	case v.weighted:
+		wa, wb := a.WeightSum, b.WeightSum
+		if min(wa, wb) < t*max(wa, wb) || est < v.minAgree {
+			return 0, false
+		}
+		j := minhash.WeightedJaccard(a.Set, a.Weights, b.Set, b.Weights)
+		return j, j >= t
+	}
+	na, nb := a.Size, b.Size
+	if float64(min(na, nb)) < t*float64(max(na, nb)) || est < v.minAgree {
+		return 0, false
+	}
+	return shingle.JaccardAtLeast(a.Set, b.Set, t)
+}
+
+// Similarity returns the similarity of two documents whatever its value,
+// with no filter: 1 for identical non-empty sets (equal fingerprints and
+// sets), the exact or weighted Jaccard under VerifyExact, the signature
+// estimate under VerifyEstimate (1 when the fingerprints are equal), and 0
+// when either document is empty.
+func (v *Verifier) Similarity(a, b *Sketch) float64 {
+	if a.Empty() || b.Empty() {
+		return 0
+	}
+	if a.Fingerprint == b.Fingerprint && a.Size == b.Size && (v.mode == VerifyEstimate || equalSets(a.Set, b.Set)) {
+		return 1
+	}
+	switch {
+	case v.mode == VerifyEstimate:
+		return minhash.Estimate(a.Signature, b.Signature)
+	case v.weighted:
+		return minhash.WeightedJaccard(a.Set, a.Weights, b.Set, b.Weights)
+	}
+	return shingle.Jaccard(a.Set, b.Set)
+}
+
+func equalSets(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// minAgreement returns the largest m such that a pair of Jaccard t (or more)
+// agrees on fewer than m of k independent slots with probability at most
+// miss: the binomial lower tail P(Bin(k, t) < m) <= miss.
+func minAgreement(k int, t, miss float64) int {
+	if t >= 1 {
+		return k
+	}
+	// P(X = x) for X ~ Bin(k, t), accumulated from x = 0 in log space.
+	lt, l1t := math.Log(t), math.Log1p(-t)
+	cdf := 0.0
+	for m := 0; m <= k; m++ {
+		lg, _ := math.Lgamma(float64(k + 1))
+		la, _ := math.Lgamma(float64(m + 1))
+		lb, _ := math.Lgamma(float64(k - m + 1))
+		cdf += math.Exp(lg - la - lb + float64(m)*lt + float64(k-m)*l1t)
+		if cdf > miss {
+			return m
+		}
+	}
+	return k
+}
