@@ -48,20 +48,21 @@ Flags:
 const numBins = 20
 
 type analyzeFlags struct {
-	in       shingleFlags // corpus part only: mode and ngram are ours
-	sample   int
-	seed     uint64
-	ngram    string
-	char     string
-	bag      bool
-	cutoffs  string
-	examples int
-	width    int
-	lines    int
-	json     bool
-	plot     string
-	workers  int
-	quiet    bool
+	in         shingleFlags // corpus part only: mode and ngram are ours
+	sample     int
+	seed       uint64
+	ngram      string
+	char       string
+	bag        bool
+	cutoffs    string
+	examples   int
+	width      int
+	lines      int
+	json       bool
+	plot       string
+	workers    int
+	quiet      bool
+	noProgress bool
 }
 
 // shingleLen is one shingle mode and length to analyze.
@@ -90,7 +91,8 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&f.json, "json", false, "print a JSON object instead of the tables")
 	fs.StringVar(&f.plot, "plot", "", "write a chart of the histograms (log counts per bin, one line per length) to FILE.svg or FILE.png")
 	fs.IntVar(&f.workers, "workers", 0, "worker goroutines (default: the number of CPUs)")
-	fs.BoolVar(&f.quiet, "quiet", false, "no summary on standard error")
+	fs.BoolVar(&f.quiet, "quiet", false, "no summary or progress on standard error")
+	fs.BoolVar(&f.noProgress, "no-progress", false, "no progress line even on a terminal")
 	inputs, err := parseArgs(fs, args, 1, "no input given")
 	if err != nil {
 		return err
@@ -149,6 +151,10 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 	start := time.Now()
 	src := &source{}
 	defer src.cleanup()
+	pr := &progress{src: src}
+	stop := startProgress(e, f.quiet || f.noProgress, pr)
+	defer stop()
+	pr.set("reading", 0)
 	smp, err := readSample(ctx, e, src, inputs, co, f.sample, f.seed)
 	if err != nil {
 		return err
@@ -160,7 +166,8 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 	tp := time.Now()
 	res := make([]*lenResult, len(lens))
 	for i, l := range lens {
-		if res[i], err = analyzeLength(ctx, smp, l, f.bag, cutoffs, f.examples, workers); err != nil {
+		pr.set(fmt.Sprintf("all pairs of the sample, %s %d-grams (%d of %d lengths)", l.mode, l.n, i+1, len(lens)), int64(len(smp.docs)-1))
+		if res[i], err = analyzeLength(ctx, smp, l, f.bag, cutoffs, f.examples, workers, pr); err != nil {
 			return err
 		}
 	}
@@ -379,7 +386,7 @@ type lenResult struct {
 // the exact Jaccard of all pairs (allpairs.All) on the given number of
 // workers. Each worker counts into its own histogram; nothing is allocated
 // per pair.
-func analyzeLength(ctx context.Context, smp *docSample, l shingleLen, bag bool, cutoffs []float64, examples, workers int) (*lenResult, error) {
+func analyzeLength(ctx context.Context, smp *docSample, l shingleLen, bag bool, cutoffs []float64, examples, workers int, pr *progress) (*lenResult, error) {
 	sh, err := shingle.New(shingle.Options{Mode: l.mode, N: l.n, Bag: bag})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
@@ -403,6 +410,9 @@ func analyzeLength(ctx context.Context, smp *docSample, l shingleLen, bag bool, 
 	}
 	err = allpairs.All(ctx, sets, workers, func(w, i, j, inter int) {
 		parts[w].add(i, j, inter, len(sets[i])+len(sets[j]))
+		if j == n-1 {
+			pr.add(1) // row i done
+		}
 	})
 	if err != nil {
 		return nil, err

@@ -191,12 +191,14 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 			fmt.Fprintf(e.stderr, "eval: "+format+"\n", args...)
 		}
 	}
-	pr := &progress{}
+	src := &source{}
+	defer src.cleanup()
+	pr := &progress{src: src}
 	stop := startProgress(e, f.quiet || f.noProgress, pr)
 	defer stop()
 	t0 := time.Now()
 	pr.set("reading", 0)
-	ids, texts, read, err := sampleTexts(ctx, e, inputs, co, f.sample, f.sampleSeed)
+	ids, texts, read, err := sampleTexts(ctx, e, src, inputs, co, f.sample, f.sampleSeed)
 	if err != nil {
 		return nil, err
 	}

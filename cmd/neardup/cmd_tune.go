@@ -10,18 +10,13 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/allpairs"
-	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/chart"
-	"github.com/neardup/neardup/internal/sample"
 	"github.com/neardup/neardup/lsh"
-	"github.com/neardup/neardup/shingle"
 )
 
 const tuneUsage = `Usage: neardup tune [flags]
@@ -339,41 +334,6 @@ func steepest(p lsh.Params) float64 {
 	return math.Pow((1-1/r)/(b-1/r), 1/r)
 }
 
-func ptr(v float64) *float64 { return &v }
-
-func fmtSim(s float64) string { return strconv.FormatFloat(s, 'f', -1, 64) }
-
-// fmtProb prints a probability with six significant figures where they
-// matter: tiny ones in exponent form, ones close to 1 with enough decimals
-// to tell them from 1.
-func fmtProb(p float64) string {
-	switch {
-	case p == 0 || p == 1:
-		return strconv.FormatFloat(p, 'f', 0, 64)
-	case p < 1e-3:
-		return strconv.FormatFloat(p, 'e', 3, 64)
-	case p > 0.999999:
-		return "1-" + strconv.FormatFloat(1-p, 'e', 2, 64)
-	default:
-		return strconv.FormatFloat(p, 'f', 6, 64)
-	}
-}
-
-// printTable writes an aligned table: the first column left-aligned, the
-// others right-aligned.
-func printTable(w io.Writer, header []string, rows [][]string) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	line := func(cells []string) {
-		// tabwriter right-aligns every cell; a trailing tab ends the last one.
-		fmt.Fprint(tw, strings.Join(cells, "\t")+"\t\n")
-	}
-	line(header)
-	for _, r := range rows {
-		line(r)
-	}
-	return tw.Flush()
-}
-
 func printTune(w io.Writer, f *tuneFlags, rep *tuneReport, at []float64, twoPoint bool) error {
 	switch rep.Mode {
 	case "threshold":
@@ -555,7 +515,13 @@ func sampleHist(ctx context.Context, e *env, f *tuneFlags) (*jaccardHist, int, e
 	if err != nil {
 		return nil, 0, err
 	}
-	_, texts, read, err := sampleTexts(ctx, e, []string{f.sample}, co, f.sampleSize, f.sampleSeed)
+	src := &source{}
+	defer src.cleanup()
+	pr := &progress{src: src}
+	stop := startProgress(e, false, pr)
+	defer stop()
+	pr.set("reading", 0)
+	_, texts, read, err := sampleTexts(ctx, e, src, []string{f.sample}, co, f.sampleSize, f.sampleSeed)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -573,7 +539,11 @@ func sampleHist(ctx context.Context, e *env, f *tuneFlags) (*jaccardHist, int, e
 	for w := range parts {
 		parts[w] = jaccardHist{count: make([]int64, histBins+1), sum: make([]float64, histBins+1)}
 	}
+	pr.set("all pairs of the sample", int64(len(sets)-1))
 	err = allpairs.All(ctx, sets, workers, func(w, i, j, inter int) {
+		if j == len(sets)-1 {
+			pr.add(1) // row i done
+		}
 		a, b := sets[i], sets[j]
 		if len(a) == 0 || len(b) == 0 {
 			return
@@ -603,61 +573,4 @@ func sampleHist(ctx context.Context, e *env, f *tuneFlags) (*jaccardHist, int, e
 		h.pairs += p.pairs
 	}
 	return h, read, nil
-}
-
-// sampleTexts reads the inputs and keeps a seeded uniform sample of n
-// documents (all of them when n <= 0), returned in input order with their
-// ids; read is the number of documents read.
-func sampleTexts(ctx context.Context, e *env, inputs []string, co corpus.Options, n int, seed uint64) (ids []string, texts [][]byte, read int, err error) {
-	type kept struct {
-		idx  int
-		id   string
-		text []byte
-	}
-	var res []kept
-	var rs *sample.Reservoir
-	if n > 0 {
-		rs = sample.New(n, seed)
-	}
-	src := &source{}
-	defer src.cleanup()
-	err = readDocs(ctx, e, src, inputs, co, false, func(id string, text []byte) error {
-		i := read
-		read++
-		slot := len(res)
-		if rs != nil {
-			if slot = rs.Next(); slot < 0 {
-				return nil
-			}
-		}
-		if slot == len(res) {
-			res = append(res, kept{})
-		}
-		res[slot] = kept{i, id, append(res[slot].text[:0], text...)}
-		return nil
-	})
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	// Input order, so the sample reads like the corpus.
-	slices.SortFunc(res, func(a, b kept) int { return a.idx - b.idx })
-	ids = make([]string, len(res))
-	texts = make([][]byte, len(res))
-	for k, r := range res {
-		ids[k], texts[k] = r.id, r.text
-	}
-	return ids, texts, read, nil
-}
-
-// shingleAll returns the shingle set of every text.
-func shingleAll(so shingle.Options, texts [][]byte) ([][]uint64, error) {
-	sh, err := shingle.New(so)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errUsage, err)
-	}
-	sets := make([][]uint64, len(texts))
-	for i, t := range texts {
-		sets[i] = sh.AppendSet(nil, t)
-	}
-	return sets, nil
 }

@@ -55,6 +55,13 @@ func (p *progress) line(el float64) string {
 	if stage == "" {
 		stage = "working"
 	}
+	if stage == "reading" && p.src != nil {
+		mb := float64(p.src.bytes.Load()) / 1e6
+		return fmt.Sprintf("reading: %.0f MB (%.0f MB/s)", mb, mb/el)
+	}
+	if total <= 0 && done > 0 {
+		return fmt.Sprintf("%s: %d", stage, done)
+	}
 	return fmt.Sprintf("%s: %s", stage, bar(done, total))
 }
 
