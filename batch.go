@@ -186,6 +186,7 @@ func (b *Batch) Close() error {
 // shingleWorker shingles the chunks it receives until the channel closes.
 func (b *Batch) shingleWorker() {
 	sk := b.sk
+	sh := sk.shingler() // the worker's own: no pool round trip per document
 	var scratch []uint64
 	k := b.o.Slots
 	estimate, refine := b.o.Verify == VerifyEstimate, b.o.Refine == RefineEdit
@@ -211,18 +212,18 @@ func (b *Batch) shingleWorker() {
 			}
 			if refine {
 				from := len(c.toks)
-				c.toks = sk.AppendTokens(c.toks, text)
+				c.toks = sh.AppendTokens(c.toks, text)
 				c.toks = c.toks[:from+min(len(c.toks)-from, MaxEditTokens)]
 				c.tokEnds[i] = int32(len(c.toks))
 			}
 			if estimate {
-				scratch = sk.AppendSet(scratch[:0], text)
+				scratch = sh.AppendSet(scratch[:0], text)
 				c.counts[i] = int32(len(scratch))
 				c.fps[i] = Fingerprint(scratch)
 				c.sigs = sk.AppendSignature(c.sigs, scratch)
 			} else {
 				from := len(c.sets)
-				c.sets = sk.AppendSet(c.sets, text)
+				c.sets = sh.AppendSet(c.sets, text)
 				set := c.sets[from:]
 				c.counts[i] = int32(len(set))
 				c.fps[i] = Fingerprint(set)
@@ -374,8 +375,20 @@ func (v *views) sketch(d int) Sketch {
 	return s
 }
 
-// distinct returns the Sketch of distinct set u.
-func (v *views) distinct(u uint32) Sketch { return v.sketch(int(v.uniq[u])) }
+// distinct returns the Sketch of distinct set u as Verifier.Verify reads
+// it: set, size, signature and weights, not the fingerprint. It touches
+// only what a candidate check needs, since it runs for every candidate.
+func (v *views) distinct(u uint32) Sketch {
+	d := v.uniq[u]
+	s := Sketch{Size: int(v.counts[d]), Signature: v.sigs[int(u)*v.k : int(u+1)*v.k]}
+	if v.sets != nil {
+		s.Set = v.sets[d]
+	}
+	if v.weights != nil {
+		s.Weights, s.WeightSum = v.weights[u], v.wsum[u]
+	}
+	return s
+}
 
 // Run finds the verified pairs and clusters. It can be called once (then
 // ErrRan); it returns ctx's error if ctx is cancelled, and an error wrapping
@@ -400,6 +413,7 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 	o := b.o
 	st := Stats{Documents: len(b.ids), Params: o.LSH}
 	st.ReadShingle = time.Since(b.started)
+	t0 := time.Now()
 	res := &Result{}
 	st.DuplicateIDs, res.DuplicateIDs = b.DuplicateIDs(5)
 	if o.StrictIDs && st.DuplicateIDs > 0 {
@@ -407,10 +421,9 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 		return nil, fmt.Errorf("%w: %d documents repeat an earlier id, e.g. %q (documents %v)", ErrDuplicateID, st.DuplicateIDs, d.ID, d.Docs)
 	}
 
-	t0 := time.Now()
 	v := b.collapse(&st)
 	res.v = v
-	st.Collapse = time.Since(t0)
+	st.Collapse = time.Since(t0) // the duplicate-id check included
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -162,7 +162,7 @@ func Clusters(docs []ClusterDoc, edges [][2]int, mode ClusterMode, keep Keep) ([
 	group := make([]uint32, n)
 	rep := make([]int32, n)
 	if mode == ClusterStar {
-		var es [][2]uint32
+		es := make([][2]uint32, 0, len(edges))
 		for _, e := range edges {
 			if a, b := docs[e[0]].Same, docs[e[1]].Same; a != b {
 				es = append(es, [2]uint32{uint32(a), uint32(b)})
@@ -203,13 +203,24 @@ func Clusters(docs []ClusterDoc, edges [][2]int, mode ClusterMode, keep Keep) ([
 			}
 		}
 	}
-	// Size the clusters, then open them in ascending Seq of their first member.
+	// Size the clusters, then open them in ascending Seq of their first
+	// member, their members sharing one array (each slice's capacity
+	// clipped, so appending to one never overwrites another).
 	size := make([]uint32, n)
 	for d := range docs {
 		size[group[d]]++
 	}
+	total, count := 0, 0
+	for _, sz := range size {
+		if sz >= 2 {
+			total += int(sz)
+			count++
+		}
+	}
+	backing := make([]int, total)
 	slot := make([]int32, n) // 1 + index of the cluster of a group
-	var out []Group
+	out := make([]Group, 0, count)
+	off := 0
 	for _, d := range bySeq {
 		g := group[d]
 		if size[g] < 2 {
@@ -217,7 +228,9 @@ func Clusters(docs []ClusterDoc, edges [][2]int, mode ClusterMode, keep Keep) ([
 		}
 		k := slot[g]
 		if k == 0 {
-			out = append(out, Group{Representative: int(rep[g]), Members: make([]int, 0, size[g])})
+			sz := int(size[g])
+			out = append(out, Group{Representative: int(rep[g]), Members: backing[off:off:off+sz]})
+			off += sz
 			k = int32(len(out))
 			slot[g] = k
 		}

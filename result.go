@@ -17,7 +17,7 @@ func (b *Batch) group(res *Result, st *Stats) error {
 		docs[d] = ClusterDoc{Seq: uint64(d), Size: b.sizes[d], Same: int(v.rep[d])}
 	}
 	// The verified pairs between distinct sets; copies join through Same.
-	var edges [][2]int
+	edges := make([][2]int, 0, st.Verified)
 	for _, p := range res.Pairs {
 		if v.rep[p.B] == uint32(p.B) {
 			edges = append(edges, [2]int{p.A, p.B})
@@ -31,13 +31,22 @@ func (b *Batch) group(res *Result, st *Stats) error {
 	res.Dup = make([]bool, n)
 	res.Clusters = make([]Cluster, len(groups))
 	var es editdist.Scratch
+	nm := 0
+	for _, g := range groups {
+		nm += len(g.Members)
+	}
+	backing := make([]Member, nm) // one array for every cluster's members
 	for ci, g := range groups {
 		r := g.Representative
 		rs := v.sketch(r)
-		members := make([]Member, len(g.Members))
+		members := backing[:len(g.Members):len(g.Members)]
+		backing = backing[len(g.Members):]
 		for mi, m := range g.Members {
-			ms := v.sketch(m)
-			members[mi] = Member{Doc: m, Jaccard: b.ver.Similarity(&ms, &rs)}
+			members[mi] = Member{Doc: m, Jaccard: 1} // a copy of the representative
+			if v.rep[m] != v.rep[r] {
+				ms := v.sketch(m)
+				members[mi].Jaccard = b.ver.Similarity(&ms, &rs)
+			}
 			if v.toks != nil {
 				members[mi].Edit = es.Similarity(v.toks[m], v.toks[r])
 			}

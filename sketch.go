@@ -100,6 +100,10 @@ func NewSketcher(p Params) (*Sketcher, error) {
 // Params returns the resolved parameters.
 func (s *Sketcher) Params() Params { return s.p }
 
+// shingler returns a Shingler of its own for a long-lived worker, which
+// then skips the pool.
+func (s *Sketcher) shingler() *shingle.Shingler { return s.pool.New().(*shingle.Shingler) }
+
 // AppendSet appends the shingle set of text to dst (sorted, distinct; see
 // shingle.Shingler.AppendSet) and returns the extended slice.
 func (s *Sketcher) AppendSet(dst []uint64, text []byte) []uint64 {
