@@ -375,19 +375,26 @@ func (v *views) sketch(d int) Sketch {
 	return s
 }
 
-// distinct returns the Sketch of distinct set u as Verifier.Verify reads
-// it: set, size, signature and weights, not the fingerprint. It touches
-// only what a candidate check needs, since it runs for every candidate.
-func (v *views) distinct(u uint32) Sketch {
-	d := v.uniq[u]
-	s := Sketch{Size: int(v.counts[d]), Signature: v.sigs[int(u)*v.k : int(u+1)*v.k]}
-	if v.sets != nil {
-		s.Set = v.sets[d]
-	}
-	if v.weights != nil {
-		s.Weights, s.WeightSum = v.weights[u], v.wsum[u]
+// filterView returns the Sketch of distinct set u as Verifier.Prefilter
+// reads it: size, signature and weight sum, not the set. It runs for every
+// candidate, most of which the filter rejects: loading the set's header
+// for them too cost a cache miss per side (3% of a 1M-document run).
+func (v *views) filterView(u uint32) Sketch {
+	s := Sketch{Size: int(v.counts[v.uniq[u]]), Signature: v.sigs[int(u)*v.k : int(u+1)*v.k]}
+	if v.wsum != nil {
+		s.WeightSum = v.wsum[u]
 	}
 	return s
+}
+
+// withSet completes a filterView for Verifier.Confirm.
+func (v *views) withSet(s *Sketch, u uint32) {
+	if v.sets != nil {
+		s.Set = v.sets[v.uniq[u]]
+	}
+	if v.weights != nil {
+		s.Weights = v.weights[u]
+	}
 }
 
 // Run finds the verified pairs and clusters. It can be called once (then
@@ -472,58 +479,48 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 // that have them, in order of their first document. It may be called before
 // Run (to refuse duplicates before the work) and costs a sort of the ids.
 func (b *Batch) DuplicateIDs(max int) (count int, examples []DuplicateID) {
-	n := len(b.ids)
-	type ent struct {
-		h uint64
-		d uint32
-	}
-	ents := make([]ent, n)
+	// Sort the ids' hashes; only hashes that repeat need a second look.
+	hs := make([]uint64, len(b.ids))
 	for d, id := range b.ids {
-		ents[d] = ent{idHash(id), uint32(d)}
+		hs[d] = idHash(id)
 	}
-	slices.SortFunc(ents, func(x, y ent) int {
-		if x.h != y.h {
-			if x.h < y.h {
-				return -1
-			}
-			return 1
+	slices.Sort(hs)
+	repeated := map[uint64]bool{}
+	for i := 1; i < len(hs); i++ {
+		if hs[i] == hs[i-1] {
+			repeated[hs[i]] = true
 		}
-		return int(x.d) - int(y.d)
-	})
-	var groups []DuplicateID
-	for lo := 0; lo < n; {
-		hi := lo + 1
-		for hi < n && ents[hi].h == ents[lo].h {
-			hi++
-		}
-		// Equal hashes: group by the actual ids (collisions aside, one).
-		for i := lo; i < hi; i++ {
-			if ents[i].d == maxDocs+1 {
-				continue
-			}
-			id := b.ids[ents[i].d]
-			g := DuplicateID{ID: id, Docs: []int{int(ents[i].d)}, Count: 1}
-			for j := i + 1; j < hi; j++ {
-				if ents[j].d != maxDocs+1 && b.ids[ents[j].d] == id {
-					g.Count++
-					if len(g.Docs) < 5 {
-						g.Docs = append(g.Docs, int(ents[j].d))
-					}
-					ents[j].d = maxDocs + 1 // taken
-				}
-			}
-			if g.Count > 1 {
-				count += g.Count - 1
-				groups = append(groups, g)
-			}
-		}
-		lo = hi
 	}
-	slices.SortFunc(groups, func(x, y DuplicateID) int { return x.Docs[0] - y.Docs[0] })
-	if len(groups) > max {
-		groups = groups[:max]
+	if len(repeated) == 0 {
+		return 0, nil
 	}
-	return count, groups
+	// Group the documents of those hashes by id, in document order.
+	byID := map[string]*DuplicateID{}
+	var order []*DuplicateID
+	for d, id := range b.ids {
+		if !repeated[idHash(id)] {
+			continue
+		}
+		g := byID[id]
+		if g == nil {
+			g = &DuplicateID{ID: id}
+			byID[id] = g
+			order = append(order, g)
+		}
+		g.Count++
+		if len(g.Docs) < 5 {
+			g.Docs = append(g.Docs, d)
+		}
+	}
+	for _, g := range order {
+		if g.Count > 1 {
+			count += g.Count - 1
+			if len(examples) < max {
+				examples = append(examples, *g)
+			}
+		}
+	}
+	return count, examples
 }
 
 // idHash is a fixed 64-bit hash of an id (FNV-1a).
@@ -653,8 +650,13 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 	cand := lsh.Candidates{Params: o.LSH, Slots: o.Slots, Sigs: v.sigs, Workers: o.Workers,
 		MaxBucket: max(o.MaxBucket, 0), BandsDone: &b.done}
 	lst, err := cand.Run(ctx, func(w int, i, j uint32) {
-		x, y := v.distinct(i), v.distinct(j)
-		if jac, ok := b.ver.Verify(&x, &y); ok {
+		x, y := v.filterView(i), v.filterView(j)
+		if !b.ver.Prefilter(&x, &y) {
+			return
+		}
+		v.withSet(&x, i)
+		v.withSet(&y, j)
+		if jac, ok := b.ver.Confirm(&x, &y); ok {
 			found[w] = append(found[w], Pair{A: int(v.uniq[i]), B: int(v.uniq[j]), Jaccard: jac})
 		}
 	})

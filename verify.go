@@ -53,40 +53,61 @@ func (v *Verifier) Threshold() float64 { return v.t }
 func (v *Verifier) Exact() bool { return v.mode == VerifyExact }
 
 // Verify returns the similarity of two candidate documents and whether it
-// reaches the threshold. The similarity is exact under VerifyExact (the value
-// is then exactly Similarity's) and the signature estimate under
-// VerifyEstimate; when ok is false it may be 0 rather than the similarity,
-// since Verify stops as soon as the pair cannot reach the threshold.
-//
-// In order: the length filter (J <= min/max of the set sizes, or of the
-// weight sums), the signature pre-filter (a pair at exactly the threshold
-// agrees on fewer slots than this with probability under PrefilterMiss),
-// then the exact Jaccard (shingle.JaccardAtLeast, which gives up early) or
-// weighted Jaccard. Empty documents never match. The sketches need their
+// reaches the threshold: Prefilter, then Confirm. The similarity is exact
+// under VerifyExact (the value is then exactly Similarity's) and the
+// signature estimate under VerifyEstimate; when ok is false it may be 0
+// rather than the similarity, since Verify stops as soon as the pair cannot
+// reach the threshold. Empty documents never match. The sketches need their
 // signatures, and under VerifyExact their sets (and weights under
 // WeightIDF).
 func (v *Verifier) Verify(a, b *Sketch) (float64, bool) {
-	if a.Empty() || b.Empty() {
+	if !v.Prefilter(a, b) {
 		return 0, false
+	}
+	return v.Confirm(a, b)
+}
+
+// Prefilter reports whether a candidate pair may reach the threshold,
+// looking only at what a sketch holds besides its set: the length filter
+// (J <= min/max of the set sizes, or of the weight sums under WeightIDF)
+// and the signature pre-filter (a pair at exactly the threshold agrees on
+// fewer slots than this with probability under PrefilterMiss). A pair it
+// rejects is not a near-duplicate; a caller that keeps sets apart from
+// signatures (a store, a distributed join) fetches sets only for the pairs
+// it passes, then calls Confirm. It reads Size, WeightSum and Signature.
+func (v *Verifier) Prefilter(a, b *Sketch) bool {
+	if a.Empty() || b.Empty() {
+		return false
+	}
+	if v.mode == VerifyEstimate {
+		return true // the estimate is the verdict: Confirm
 	}
 	t := v.t
-	est := minhash.Estimate(a.Signature, b.Signature)
+	x, y := float64(a.Size), float64(b.Size)
+	if v.weighted {
+		x, y = a.WeightSum, b.WeightSum
+	}
+	if min(x, y) < t*max(x, y) {
+		return false
+	}
+	return minhash.Estimate(a.Signature, b.Signature) >= v.minAgree
+}
+
+// Confirm returns the similarity of a pair that passed Prefilter and
+// whether it reaches the threshold: the exact Jaccard of the sets
+// (shingle.JaccardAtLeast, which gives up early: the value is 0 when ok is
+// false) or their weighted Jaccard under WeightIDF, or the signature
+// estimate under VerifyEstimate.
+func (v *Verifier) Confirm(a, b *Sketch) (float64, bool) {
 	switch {
 	case v.mode == VerifyEstimate:
-		return est, est >= t
+		est := minhash.Estimate(a.Signature, b.Signature)
+		return est, est >= v.t
 	case v.weighted:
-		wa, wb := a.WeightSum, b.WeightSum
-		if min(wa, wb) < t*max(wa, wb) || est < v.minAgree {
-			return 0, false
-		}
 		j := minhash.WeightedJaccard(a.Set, a.Weights, b.Set, b.Weights)
-		return j, j >= t
+		return j, j >= v.t
 	}
-	na, nb := a.Size, b.Size
-	if float64(min(na, nb)) < t*float64(max(na, nb)) || est < v.minAgree {
-		return 0, false
-	}
-	return shingle.JaccardAtLeast(a.Set, b.Set, t)
+	return shingle.JaccardAtLeast(a.Set, b.Set, v.t)
 }
 
 // Similarity returns the similarity of two documents whatever its value,
