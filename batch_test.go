@@ -281,10 +281,10 @@ func TestRunTwiceAndCancel(t *testing.T) {
 	if _, err := b.Run(ctx); err != context.Canceled {
 		t.Errorf("Run on a cancelled context: %v", err)
 	}
-	if _, err := b.Run(context.Background()); err != ErrRan {
+	if _, err := b.Run(context.Background()); !errors.Is(err, ErrRan) {
 		t.Errorf("second Run: %v, want ErrRan", err)
 	}
-	if err := b.Add("b", nil); err != ErrRan {
+	if err := b.Add("b", nil); !errors.Is(err, ErrRan) {
 		t.Errorf("Add after Run: %v, want ErrRan", err)
 	}
 }

@@ -5,9 +5,10 @@
 //
 //	go run ./bench/recall -corpus corpus.jsonl -pairs pairs.tsv -threshold 0.5
 //
-// Pairs among documents with identical shingle sets count as found when the
-// two documents' identical groups are the same or are paired (neardup reports
-// identical sets as a star around the earliest document).
+// neardup's --pairs lists every pair. A --pairs-compact listing (identical
+// sets as a star around the earliest document) is understood too: pairs
+// among documents with identical shingle sets count as found when the two
+// documents' identical groups are the same or are paired.
 package main
 
 import (

@@ -249,7 +249,9 @@ func TestDedupBadInput(t *testing.T) {
 		t.Fatalf("--skip-bad: exit %d: %s", code, stderr)
 	}
 	var st statsJSON
-	json.Unmarshal([]byte(read(t, stats)), &st)
+	if err := json.Unmarshal([]byte(read(t, stats)), &st); err != nil {
+		t.Fatal(err)
+	}
 	if st.Skipped != 1 || st.Documents != 3 {
 		t.Errorf("skip-bad stats: %+v", st)
 	}
@@ -285,7 +287,9 @@ func TestDedupEdgeInputs(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", in, code, stderr)
 		}
 		var st statsJSON
-		json.Unmarshal([]byte(read(t, stats)), &st)
+		if err := json.Unmarshal([]byte(read(t, stats)), &st); err != nil {
+			t.Fatal(err)
+		}
 		if st.Pairs != 0 || st.Empty != st.Documents {
 			t.Errorf("%s: stats %+v", in, st)
 		}
@@ -358,7 +362,9 @@ func TestRealData(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", tc.file, code, stderr)
 		}
 		var st statsJSON
-		json.Unmarshal([]byte(read(t, stats)), &st)
+		if err := json.Unmarshal([]byte(read(t, stats)), &st); err != nil {
+			t.Fatal(err)
+		}
 		if st.Documents != tc.docs || st.Clusters == 0 {
 			t.Errorf("%s: %+v", tc.file, st)
 		}

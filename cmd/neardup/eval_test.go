@@ -54,7 +54,9 @@ func TestEvalAgainstBruteForce(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	var raw map[string]any
-	json.Unmarshal([]byte(out), &raw)
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
 	for _, k := range []string{"recall", "precision", "recall_bins", "candidate_bins", "true_pairs", "lsh_pairs", "candidates"} {
 		if _, ok := raw[k]; !ok {
 			t.Errorf("--json lacks %q", k)
