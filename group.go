@@ -229,7 +229,7 @@ func Clusters(docs []ClusterDoc, edges [][2]int, mode ClusterMode, keep Keep) ([
 		k := slot[g]
 		if k == 0 {
 			sz := int(size[g])
-			out = append(out, Group{Representative: int(rep[g]), Members: backing[off:off:off+sz]})
+			out = append(out, Group{Representative: int(rep[g]), Members: backing[off : off : off+sz]})
 			off += sz
 			k = int32(len(out))
 			slot[g] = k
