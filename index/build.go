@@ -1,0 +1,243 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/neardup/neardup"
+)
+
+// BuildOptions configure Build.
+type BuildOptions struct {
+	// Workers sketch documents in parallel; 0 means runtime.GOMAXPROCS(0).
+	Workers int
+	// Batch is the number of documents written per transaction; 0 means
+	// 1024.
+	Batch int
+	// SkipExisting leaves out documents whose id the index already has
+	// (counted); otherwise such an id is an error wrapping ErrExists.
+	SkipExisting bool
+	// Progress, if not nil, is called after each transaction with the
+	// documents read so far.
+	Progress func(read int64)
+}
+
+// BuildStats count what Build did.
+type BuildStats struct {
+	Read      int64 // documents read
+	Added     int64 // documents added
+	Empty     int64 // documents without shingles, not added
+	Existing  int64 // ids already in the index, skipped (SkipExisting)
+	NewGroups int64 // distinct shingle sets added
+}
+
+// Build bulk-loads documents: next returns one document at a time, and
+// io.EOF after the last. Unlike Add, Build does not look for
+// near-duplicates: every document with shingles is added (documents with
+// identical sets share one group, found among the documents of the build
+// and those already indexed). Sketching runs on Workers goroutines while
+// the documents are written in transactions of Batch documents; when Build
+// returns without error, all of them are durable. After an error, the
+// transactions already committed stay.
+func (ix *Index) Build(ctx context.Context, next func() (id string, text []byte, err error), o BuildOptions) (BuildStats, error) {
+	if ix.closed.Load() {
+		return BuildStats{}, ErrClosed
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Batch <= 0 {
+		o.Batch = 1024
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	type item struct {
+		id   string
+		text []byte
+		s    neardup.Sketch
+		keys []uint64
+	}
+	type chunk struct {
+		items []item
+		done  chan struct{}
+	}
+	// reader -> workers (sketch a chunk) -> writer, in reading order.
+	work := make(chan *chunk, 2*o.Workers)
+	order := make(chan *chunk, 2*o.Workers)
+	var readErr error
+	var st BuildStats
+	var read atomic.Int64
+	go func() {
+		defer close(work)
+		defer close(order)
+		for ctx.Err() == nil {
+			c := &chunk{done: make(chan struct{})}
+			for len(c.items) < o.Batch {
+				id, text, err := next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					readErr = err
+					break
+				}
+				read.Add(1)
+				c.items = append(c.items, item{id: id, text: slices.Clone(text)})
+			}
+			if len(c.items) == 0 {
+				return
+			}
+			select {
+			case work <- c:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case order <- c:
+			case <-ctx.Done():
+				return
+			}
+			if readErr != nil || len(c.items) < o.Batch {
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range o.Workers {
+		wg.Go(func() {
+			for c := range work {
+				for i := range c.items {
+					it := &c.items[i]
+					ix.sk.Sketch(&it.s, it.text, nil)
+					if !it.s.Empty() {
+						it.keys = ix.sk.AppendBandKeys(nil, it.s.Signature)
+					}
+				}
+				close(c.done)
+			}
+		})
+	}
+	defer func() { // on an early return the reader may be blocked sending
+		cancel()
+		wg.Wait()
+	}()
+
+	// findIdentical returns the committed group whose set is s.Set, if
+	// any: an identical set is in every bucket of the document, so band
+	// 0's is enough. (Groups made by the transaction under way are not
+	// readable yet; the writer keeps those itself.)
+	var bucket []uint64
+	findIdentical := func(tx Tx, s *neardup.Sketch, keys []uint64) (uint64, error) {
+		var err error
+		if bucket, err = tx.Bucket(bucket[:0], 0, keys[0]); err != nil {
+			return 0, err
+		}
+		for _, gid := range bucket {
+			g, err := tx.Group(gid)
+			if errors.Is(err, ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return 0, err
+			}
+			if slices.Equal(g.Set, s.Set) {
+				return gid, nil
+			}
+		}
+		return 0, nil
+	}
+	for c := range order {
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			st.Read = read.Load()
+			return st, ctx.Err()
+		}
+		var added, empty, existing, groups int64
+		// Groups made in this transaction, by fingerprint, so that copies
+		// within it join them.
+		fresh := map[uint64][]*item{}
+		err := ix.st.Update(ctx, func(tx Tx) error {
+			added, empty, existing, groups = 0, 0, 0, 0
+			clear(fresh)
+			made := map[*item]uint64{}
+			seen := map[string]bool{}
+			for i := range c.items {
+				it := &c.items[i]
+				if it.s.Empty() {
+					empty++
+					continue
+				}
+				_, err := tx.DocByID(it.id)
+				exists := err == nil || seen[it.id]
+				if err != nil && !errors.Is(err, ErrNotFound) {
+					return err
+				}
+				if exists {
+					if o.SkipExisting {
+						existing++
+						continue
+					}
+					return fmt.Errorf("%w: %q", ErrExists, it.id)
+				}
+				seen[it.id] = true
+				gid, err := findIdentical(tx, &it.s, it.keys)
+				if err != nil {
+					return err
+				}
+				if gid == 0 {
+					for _, o := range fresh[it.s.Fingerprint] {
+						if slices.Equal(o.s.Set, it.s.Set) {
+							gid = made[o]
+							break
+						}
+					}
+				}
+				if gid == 0 {
+					if gid, err = tx.NewGroup(Group{Set: it.s.Set, Signature: it.s.Signature, Keys: it.keys}); err != nil {
+						return err
+					}
+					fresh[it.s.Fingerprint] = append(fresh[it.s.Fingerprint], it)
+					made[it] = gid
+					groups++
+				}
+				seq, err := tx.NewSeq()
+				if err != nil {
+					return err
+				}
+				d := Doc{Seq: seq, ID: it.id, Group: gid, Added: ix.o.Now().UnixNano()}
+				if ix.meta.KeepTexts {
+					d.Text = it.text
+				}
+				if err := tx.PutDoc(d); err != nil {
+					return err
+				}
+				added++
+			}
+			return nil
+		})
+		if err != nil {
+			st.Read = read.Load()
+			return st, err
+		}
+		st.Added += added
+		st.Empty += empty
+		st.Existing += existing
+		st.NewGroups += groups
+		if o.Progress != nil {
+			o.Progress(read.Load())
+		}
+	}
+	st.Read = read.Load()
+	if readErr != nil {
+		return st, readErr
+	}
+	return st, ctx.Err()
+}

@@ -1,0 +1,485 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/neardup/neardup"
+)
+
+// Options are the knobs of an open index that its stored Meta does not fix.
+type Options struct {
+	// MaxBucket bounds the groups one bucket of one band contributes to a
+	// search: the most recent MaxBucket of them, the online counterpart of
+	// neardup.Options.MaxBucket. 0 means neardup.DefaultMaxBucket;
+	// negative means no limit.
+	MaxBucket int
+	// Now returns the time recorded as Doc.Added; nil means time.Now.
+	Now func() time.Time
+}
+
+// Index is a persistent near-duplicate index: documents go in, and a new
+// text's near-duplicates among them come out with their exact Jaccard. It is
+// built on the engine's parts (neardup.Sketcher, neardup.Verifier, the band
+// keys of package lsh) over a Store.
+//
+// An Index is safe for concurrent use. Add is atomic: two concurrent Adds
+// of one text cannot both find no duplicate. Every similarity it reports is
+// the exact Jaccard of the shingle sets of neardup's contract.
+type Index struct {
+	st     Store
+	meta   Meta
+	sk     *neardup.Sketcher
+	ver    *neardup.Verifier
+	o      Options
+	vers   sync.Map // threshold -> *neardup.Verifier
+	closed atomic.Bool
+}
+
+// Create makes a new index in st with the given meta. Params are resolved;
+// idf weighting is refused (its weights depend on the whole corpus, which
+// an index that grows does not have).
+func Create(ctx context.Context, st Store, m Meta, o Options) (*Index, error) {
+	p, err := m.Params.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	if p.Weight != neardup.WeightNone {
+		return nil, fmt.Errorf("%w: an index cannot use %s weights: they depend on the whole corpus", neardup.ErrOptions, p.Weight)
+	}
+	m.Params = p
+	if err := st.Init(ctx, m); err != nil {
+		return nil, err
+	}
+	return newIndex(st, m, o)
+}
+
+// Open opens the index in st, or returns ErrNoIndex.
+func Open(ctx context.Context, st Store, o Options) (*Index, error) {
+	m, err := st.Meta(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return newIndex(st, m, o)
+}
+
+// OpenOrCreate opens the index in st, checking that want's parameters are
+// compatible with the stored ones (neardup.Params.Compatible: an index made
+// with other shingling, slots, seed, bands or threshold is an error
+// wrapping neardup.ErrIncompatible), or creates it with want when the store
+// is new.
+func OpenOrCreate(ctx context.Context, st Store, want Meta, o Options) (*Index, error) {
+	m, err := st.Meta(ctx)
+	if errors.Is(err, ErrNoIndex) {
+		return Create(ctx, st, want, o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Params.Compatible(want.Params); err != nil {
+		return nil, fmt.Errorf("the index was made with %v: %w", m.Params, err)
+	}
+	return newIndex(st, m, o)
+}
+
+func newIndex(st Store, m Meta, o Options) (*Index, error) {
+	sk, err := neardup.NewSketcher(m.Params)
+	if err != nil {
+		return nil, err
+	}
+	ver, err := neardup.NewVerifier(m.Params, neardup.VerifyExact)
+	if err != nil {
+		return nil, err
+	}
+	if o.MaxBucket == 0 {
+		o.MaxBucket = neardup.DefaultMaxBucket
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Index{st: st, meta: m, sk: sk, ver: ver, o: o}, nil
+}
+
+// Meta returns the index's stored meta.
+func (ix *Index) Meta() Meta { return ix.meta }
+
+// Params returns the index's parameters.
+func (ix *Index) Params() neardup.Params { return ix.meta.Params }
+
+// Store returns the index's store.
+func (ix *Index) Store() Store { return ix.st }
+
+// Close closes the store.
+func (ix *Index) Close() error {
+	if ix.closed.Swap(true) {
+		return nil
+	}
+	return ix.st.Close()
+}
+
+// Match is an indexed document that is a near-duplicate of a text.
+type Match struct {
+	ID      string
+	Seq     uint64
+	Jaccard float64 // exact
+}
+
+// QueryOptions narrow a search.
+type QueryOptions struct {
+	// Threshold is the least Jaccard reported; 0 means the index's. A
+	// threshold below the index's is ErrThreshold.
+	Threshold float64
+	// Limit bounds the matches returned (the most similar); 0: no limit.
+	Limit int
+}
+
+// AddOptions say how Add treats an existing id and found duplicates.
+type AddOptions struct {
+	Replace  bool // an existing document with the id is replaced (else ErrExists)
+	IfUnique bool // the document is added only if it has no near-duplicate
+	Limit    int  // bound on the duplicates returned; 0: no limit
+}
+
+// AddResult is what Add did.
+type AddResult struct {
+	Seq        uint64  // the new document's sequence number (0 if not added)
+	Added      bool    // false only with IfUnique and duplicates found
+	Replaced   bool    // a document with the id was replaced
+	Duplicates []Match // near-duplicates already in the index, most similar first
+}
+
+// verifier returns the Verifier for a query threshold.
+func (ix *Index) verifier(t float64) (*neardup.Verifier, error) {
+	if t == 0 || t == ix.meta.Params.Threshold {
+		return ix.ver, nil
+	}
+	if !(t >= ix.meta.Params.Threshold && t <= 1) {
+		return nil, fmt.Errorf("%w: %v is below the index's %v (the index finds pairs at its threshold; ask for more, not less)", ErrThreshold, t, ix.meta.Params.Threshold)
+	}
+	if v, ok := ix.vers.Load(t); ok {
+		return v.(*neardup.Verifier), nil
+	}
+	p := ix.meta.Params
+	p.Threshold = t
+	v, err := neardup.NewVerifier(p, neardup.VerifyExact)
+	if err != nil {
+		return nil, err
+	}
+	ix.vers.Store(t, v)
+	return v, nil
+}
+
+// probe is a text sketched for a search.
+type probe struct {
+	s    neardup.Sketch
+	keys []uint64
+}
+
+var probePool = sync.Pool{New: func() any { return new(probe) }}
+
+func (ix *Index) sketch(text []byte) (*probe, error) {
+	if ix.closed.Load() {
+		return nil, ErrClosed
+	}
+	pr := probePool.Get().(*probe)
+	ix.sk.Sketch(&pr.s, text, nil)
+	if pr.s.Empty() {
+		probePool.Put(pr)
+		return nil, ErrNoShingles
+	}
+	pr.keys = ix.sk.AppendBandKeys(pr.keys[:0], pr.s.Signature)
+	return pr, nil
+}
+
+// groupMatch is a group that matched a probe.
+type groupMatch struct {
+	gid   uint64
+	jac   float64
+	same  bool // identical set
+	first uint64
+}
+
+// search returns the groups whose sets are near-duplicates of pr under v,
+// most similar first (ties: smaller group id).
+func (ix *Index) search(tx Tx, pr *probe, v *neardup.Verifier) ([]groupMatch, error) {
+	var cands, bucket []uint64
+	for band, key := range pr.keys {
+		var err error
+		if bucket, err = tx.Bucket(bucket[:0], band, key); err != nil {
+			return nil, err
+		}
+		if mb := ix.o.MaxBucket; mb > 0 && len(bucket) > mb {
+			bucket = bucket[len(bucket)-mb:] // the most recent groups
+		}
+		cands = append(cands, bucket...)
+	}
+	slices.Sort(cands)
+	cands = slices.Compact(cands)
+	var out []groupMatch
+	for _, gid := range cands {
+		g, err := tx.Group(gid)
+		if errors.Is(err, ErrNotFound) {
+			continue // removed since the bucket was read
+		}
+		if err != nil {
+			return nil, err
+		}
+		s := neardup.Sketch{Set: g.Set, Size: len(g.Set), Signature: g.Signature}
+		if !v.Prefilter(&pr.s, &s) {
+			continue
+		}
+		if j, ok := v.Confirm(&pr.s, &s); ok {
+			out = append(out, groupMatch{gid: gid, jac: j, same: j == 1})
+		}
+	}
+	slices.SortFunc(out, func(a, b groupMatch) int {
+		if c := cmp.Compare(b.jac, a.jac); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.gid, b.gid)
+	})
+	return out, nil
+}
+
+// expand lists the documents of the matched groups, most similar first,
+// then by insertion order, leaving out skip (0: none), at most limit.
+func (ix *Index) expand(tx Tx, gms []groupMatch, skip uint64, limit int) ([]Match, error) {
+	var out []Match
+	var seqs []uint64
+	for _, gm := range gms {
+		var err error
+		if seqs, err = tx.Members(seqs[:0], gm.gid); err != nil {
+			return nil, err
+		}
+		for _, seq := range seqs {
+			if seq == skip {
+				continue
+			}
+			if limit > 0 && len(out) >= limit {
+				return out, nil
+			}
+			d, err := tx.Doc(seq)
+			if errors.Is(err, ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Match{ID: d.ID, Seq: seq, Jaccard: gm.jac})
+		}
+	}
+	return out, nil
+}
+
+// Query returns the indexed documents that are near-duplicates of text:
+// exact Jaccard at least the threshold, most similar first, then in
+// insertion order. ErrNoShingles for a text without shingles.
+func (ix *Index) Query(ctx context.Context, text []byte, q QueryOptions) ([]Match, error) {
+	v, err := ix.verifier(q.Threshold)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := ix.sketch(text)
+	if err != nil {
+		return nil, err
+	}
+	defer probePool.Put(pr)
+	var out []Match
+	err = ix.st.View(ctx, func(tx Tx) error {
+		gms, err := ix.search(tx, pr, v)
+		if err != nil {
+			return err
+		}
+		out, err = ix.expand(tx, gms, 0, q.Limit)
+		return err
+	})
+	return out, err
+}
+
+// Add checks text against the index and inserts it as document id, in one
+// atomic step: the result lists the near-duplicates that were in the index
+// before it. With o.IfUnique the document is inserted only if there are
+// none. An existing id is ErrExists unless o.Replace. ErrNoShingles for a
+// text without shingles. When Add returns, the insertion is durable.
+func (ix *Index) Add(ctx context.Context, id string, text []byte, o AddOptions) (AddResult, error) {
+	if id == "" {
+		return AddResult{}, fmt.Errorf("%w: empty id", neardup.ErrInvalid)
+	}
+	pr, err := ix.sketch(text)
+	if err != nil {
+		return AddResult{}, err
+	}
+	defer probePool.Put(pr)
+	var res AddResult
+	err = ix.st.Update(ctx, func(tx Tx) error {
+		res = AddResult{}
+		var old *Doc
+		switch d, err := tx.DocByID(id); {
+		case err == nil && !o.Replace:
+			return fmt.Errorf("%w: %q", ErrExists, id)
+		case err == nil:
+			old = &d
+		case !errors.Is(err, ErrNotFound):
+			return err
+		}
+		gms, err := ix.search(tx, pr, ix.ver)
+		if err != nil {
+			return err
+		}
+		var skip uint64
+		if old != nil {
+			skip = old.Seq
+		}
+		if res.Duplicates, err = ix.expand(tx, gms, skip, o.Limit); err != nil {
+			return err
+		}
+		if o.IfUnique && len(res.Duplicates) > 0 {
+			return nil
+		}
+		gid := uint64(0)
+		if len(gms) > 0 && gms[0].same {
+			gid = gms[0].gid // an identical set: join its group
+		}
+		if old != nil {
+			res.Replaced = true
+			if err := ix.removeDoc(tx, *old, gid); err != nil {
+				return err
+			}
+		}
+		if gid == 0 {
+			g := Group{Set: pr.s.Set, Signature: pr.s.Signature, Keys: pr.keys}
+			if gid, err = tx.NewGroup(g); err != nil {
+				return err
+			}
+		}
+		seq, err := tx.NewSeq()
+		if err != nil {
+			return err
+		}
+		d := Doc{Seq: seq, ID: id, Group: gid, Added: ix.o.Now().UnixNano()}
+		if ix.meta.KeepTexts {
+			d.Text = text
+		}
+		if err := tx.PutDoc(d); err != nil {
+			return err
+		}
+		res.Seq, res.Added = seq, true
+		return nil
+	})
+	return res, err
+}
+
+// removeDoc deletes d and, when it was the last member of its group (and
+// the group is not keep, about to get a new member), the group.
+func (ix *Index) removeDoc(tx Tx, d Doc, keep uint64) error {
+	if err := tx.DeleteDoc(d); err != nil {
+		return err
+	}
+	if d.Group == keep {
+		return nil
+	}
+	members, err := tx.Members(nil, d.Group)
+	if err != nil {
+		return err
+	}
+	if len(members) == 1 && members[0] == d.Seq {
+		g, err := tx.Group(d.Group)
+		if err != nil {
+			return err
+		}
+		return tx.DeleteGroup(d.Group, g)
+	}
+	return nil
+}
+
+// Remove deletes the document with the id (ErrNotFound if there is none).
+// When Remove returns, the deletion is durable.
+func (ix *Index) Remove(ctx context.Context, id string) error {
+	if ix.closed.Load() {
+		return ErrClosed
+	}
+	return ix.st.Update(ctx, func(tx Tx) error {
+		d, err := tx.DocByID(id)
+		if err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return fmt.Errorf("%w: %q", ErrNotFound, id)
+			}
+			return err
+		}
+		return ix.removeDoc(tx, d, 0)
+	})
+}
+
+// Get returns the document with the id (ErrNotFound if there is none).
+func (ix *Index) Get(ctx context.Context, id string) (Doc, error) {
+	if ix.closed.Load() {
+		return Doc{}, ErrClosed
+	}
+	var d Doc
+	err := ix.st.View(ctx, func(tx Tx) error {
+		var err error
+		d, err = tx.DocByID(id)
+		if errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("%w: %q", ErrNotFound, id)
+		}
+		return err
+	})
+	return d, err
+}
+
+// Duplicates returns the other indexed documents that are near-duplicates
+// of the document with the id, as Query would for its text.
+func (ix *Index) Duplicates(ctx context.Context, id string, q QueryOptions) ([]Match, error) {
+	if ix.closed.Load() {
+		return nil, ErrClosed
+	}
+	v, err := ix.verifier(q.Threshold)
+	if err != nil {
+		return nil, err
+	}
+	var out []Match
+	err = ix.st.View(ctx, func(tx Tx) error {
+		d, err := tx.DocByID(id)
+		if errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("%w: %q", ErrNotFound, id)
+		}
+		if err != nil {
+			return err
+		}
+		g, err := tx.Group(d.Group)
+		if err != nil {
+			return err
+		}
+		pr := &probe{s: neardup.Sketch{Set: g.Set, Size: len(g.Set), Signature: g.Signature}, keys: g.Keys}
+		gms, err := ix.search(tx, pr, v)
+		if err != nil {
+			return err
+		}
+		out, err = ix.expand(tx, gms, d.Seq, q.Limit)
+		return err
+	})
+	return out, err
+}
+
+// Stats are counts of an index.
+type Stats struct {
+	Documents int64
+	Groups    int64 // distinct shingle sets
+}
+
+// Stats returns the index's counts.
+func (ix *Index) Stats(ctx context.Context) (Stats, error) {
+	var s Stats
+	err := ix.st.View(ctx, func(tx Tx) error {
+		var err error
+		s.Documents, s.Groups, err = tx.Counts()
+		return err
+	})
+	return s, err
+}

@@ -1,0 +1,511 @@
+package index
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/neardup/neardup"
+)
+
+// PebbleStore is the embedded Store: records in a Pebble database (an LSM
+// tree with a write-ahead log) in one directory, band tables resident in
+// memory, rebuilt from the stored band keys when the store opens.
+//
+// Keys (one byte of kind, then big-endian numbers so that scans run in id
+// order):
+//
+//	"M"                  the index Meta (AppendMeta)
+//	"C"                  counters: next seq, next group id, documents, groups
+//	"d" seq              a document (AppendDoc)
+//	"i" id               the seq of the document with that id
+//	"g" gid              a group (AppendGroup)
+//	"k" gid              the group's band keys, 8 bytes each, read on open
+//	"m" gid seq          membership of a document in a group (no value)
+//
+// Writers are serialised; an Update's batch is committed without a sync
+// while it holds the writer lock, then the write-ahead log is synced
+// outside it, so concurrent Updates share their syncs (group commit).
+// Readers (View) run concurrently with each other and with a writer's
+// transaction, and wait only while a commit applies its changes to the
+// band tables. A PebbleStore is safe for concurrent use.
+type PebbleStore struct {
+	db *pebble.DB
+
+	writer sync.Mutex   // held by an Update for its whole transaction
+	state  sync.RWMutex // guards bands and ctr against a commit applying
+
+	meta    *Meta
+	bands   []*bandTable
+	ctr     counters
+	entries int64 // (band, group) entries in bands
+	closed  bool
+}
+
+type counters struct {
+	nextSeq, nextGroup uint64
+	docs, groups       int64
+}
+
+// PebbleOptions configure OpenPebble.
+type PebbleOptions struct {
+	// FS is the file system; nil means the operating system's. Tests pass
+	// vfs.NewMem() for a store that lives in memory.
+	FS vfs.FS
+	// CacheSize is Pebble's block cache in bytes; 0 means 64 MiB.
+	CacheSize int64
+}
+
+// OpenPebble opens the store in dir, creating the directory if needed, and
+// rebuilds the band tables of the index it holds.
+func OpenPebble(dir string, o PebbleOptions) (*PebbleStore, error) {
+	if o.CacheSize == 0 {
+		o.CacheSize = 64 << 20
+	}
+	opts := &pebble.Options{FS: o.FS, Logger: quietLogger{}}
+	cache := pebble.NewCache(o.CacheSize)
+	defer cache.Unref()
+	opts.Cache = cache
+	db, err := pebble.Open(dir, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", dir, err)
+	}
+	s := &PebbleStore{db: db}
+	if err := s.load(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open index %s: %w", dir, err)
+	}
+	return s, nil
+}
+
+// quietLogger drops Pebble's informational messages and keeps its errors
+// and fatal messages, which it returns as errors anyway or exits on.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any)           {}
+func (quietLogger) Errorf(format string, a ...any) { pebble.DefaultLogger.Errorf(format, a...) }
+func (quietLogger) Fatalf(format string, a ...any) { pebble.DefaultLogger.Fatalf(format, a...) }
+
+// load reads the meta and counters and rebuilds the band tables.
+func (s *PebbleStore) load() error {
+	v, err := s.get([]byte("M"))
+	if errors.Is(err, ErrNotFound) {
+		return nil // a new store
+	}
+	if err != nil {
+		return err
+	}
+	m, err := DecodeMeta(v)
+	if err != nil {
+		return err
+	}
+	s.meta = &m
+	if v, err = s.get([]byte("C")); err != nil {
+		return fmt.Errorf("counters: %w", err)
+	}
+	if s.ctr, err = decodeCounters(v); err != nil {
+		return err
+	}
+	bands := m.Params.LSH.Bands
+	s.bands = make([]*bandTable, bands)
+	for b := range s.bands {
+		s.bands[b] = newBandTable()
+	}
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte("k"), UpperBound: []byte("l")})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		k, v := it.Key(), it.Value()
+		if len(k) != 9 || len(v) != 8*bands {
+			return fmt.Errorf("%w: band keys record %x of %d bytes", neardup.ErrCorrupt, k, len(v))
+		}
+		gid := binary.BigEndian.Uint64(k[1:])
+		if gid == 0 || gid > math.MaxUint32 {
+			return fmt.Errorf("%w: group id %d", neardup.ErrCorrupt, gid)
+		}
+		for b := range bands {
+			s.bands[b].add(binary.LittleEndian.Uint64(v[8*b:]), uint32(gid))
+		}
+		s.entries += int64(bands)
+	}
+	return it.Error()
+}
+
+func (s *PebbleStore) get(key []byte) ([]byte, error) {
+	v, closer, err := s.db.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := append([]byte(nil), v...)
+	closer.Close()
+	return out, nil
+}
+
+// Meta returns the index's meta, or ErrNoIndex.
+func (s *PebbleStore) Meta(ctx context.Context) (Meta, error) {
+	s.state.RLock()
+	defer s.state.RUnlock()
+	if s.meta == nil {
+		return Meta{}, ErrNoIndex
+	}
+	return *s.meta, nil
+}
+
+// Init records m in a new store.
+func (s *PebbleStore) Init(ctx context.Context, m Meta) error {
+	s.writer.Lock()
+	defer s.writer.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if s.meta != nil {
+		return fmt.Errorf("%w: the store holds an index", ErrExists)
+	}
+	enc, err := AppendMeta(nil, m)
+	if err != nil {
+		return err
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	b.Set([]byte("M"), enc, nil)
+	ctr := counters{nextSeq: 1, nextGroup: 1}
+	b.Set([]byte("C"), appendCounters(nil, ctr), nil)
+	if err := b.Commit(pebble.Sync); err != nil {
+		return err
+	}
+	s.state.Lock()
+	s.meta, s.ctr = &m, ctr
+	s.bands = make([]*bandTable, m.Params.LSH.Bands)
+	for i := range s.bands {
+		s.bands[i] = newBandTable()
+	}
+	s.state.Unlock()
+	return nil
+}
+
+// View runs fn with a read-only transaction.
+func (s *PebbleStore) View(ctx context.Context, fn func(Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.state.RLock()
+	defer s.state.RUnlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if s.meta == nil {
+		return ErrNoIndex
+	}
+	return fn(&pebbleTx{s: s, ctr: s.ctr})
+}
+
+// Update runs fn as one atomic, durable transaction.
+func (s *PebbleStore) Update(ctx context.Context, fn func(Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.writer.Lock()
+	if s.closed {
+		s.writer.Unlock()
+		return ErrClosed
+	}
+	if s.meta == nil {
+		s.writer.Unlock()
+		return ErrNoIndex
+	}
+	tx := &pebbleTx{s: s, ctr: s.ctr, batch: s.db.NewBatch()}
+	defer tx.batch.Close()
+	// Only this goroutine changes the tables and counters while it holds
+	// the writer lock, so fn reads them without the state lock.
+	if err := fn(tx); err != nil {
+		s.writer.Unlock()
+		return err
+	}
+	if tx.batch.Empty() {
+		s.writer.Unlock()
+		return nil
+	}
+	tx.batch.Set([]byte("C"), appendCounters(nil, tx.ctr), nil)
+	s.state.Lock()
+	err := tx.batch.Commit(pebble.NoSync)
+	if err == nil {
+		for _, op := range tx.ops {
+			t := s.bands[op.band]
+			if op.add {
+				t.add(op.key, op.gid)
+				s.entries++
+			} else if t.remove(op.key, op.gid) {
+				s.entries--
+			}
+		}
+		s.ctr = tx.ctr
+	}
+	s.state.Unlock()
+	s.writer.Unlock()
+	if err != nil {
+		return err
+	}
+	// Sync the log outside the lock: Updates that committed meanwhile
+	// share this sync, or the one under way.
+	return s.db.LogData(nil, pebble.Sync)
+}
+
+// Close closes the database. Calls after Close return ErrClosed.
+func (s *PebbleStore) Close() error {
+	s.writer.Lock()
+	defer s.writer.Unlock()
+	s.state.Lock()
+	defer s.state.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.db.Close()
+}
+
+// ResidentBytes returns the memory held by the band tables, the part of
+// the index that stays in memory.
+func (s *PebbleStore) ResidentBytes() int64 {
+	s.state.RLock()
+	defer s.state.RUnlock()
+	var n int64
+	for _, t := range s.bands {
+		n += t.bytes()
+	}
+	return n
+}
+
+// Metrics returns Pebble's own metrics (compactions, cache, WAL).
+func (s *PebbleStore) Metrics() *pebble.Metrics { return s.db.Metrics() }
+
+func appendCounters(dst []byte, c counters) []byte {
+	dst = binary.LittleEndian.AppendUint64(dst, c.nextSeq)
+	dst = binary.LittleEndian.AppendUint64(dst, c.nextGroup)
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(c.docs))
+	return binary.LittleEndian.AppendUint64(dst, uint64(c.groups))
+}
+
+func decodeCounters(b []byte) (counters, error) {
+	if len(b) != 32 {
+		return counters{}, fmt.Errorf("%w: counters of %d bytes", neardup.ErrCorrupt, len(b))
+	}
+	return counters{
+		nextSeq:   binary.LittleEndian.Uint64(b),
+		nextGroup: binary.LittleEndian.Uint64(b[8:]),
+		docs:      int64(binary.LittleEndian.Uint64(b[16:])),
+		groups:    int64(binary.LittleEndian.Uint64(b[24:])),
+	}, nil
+}
+
+func key1(kind byte, id uint64) []byte {
+	k := make([]byte, 9)
+	k[0] = kind
+	binary.BigEndian.PutUint64(k[1:], id)
+	return k
+}
+
+func memberKey(gid, seq uint64) []byte {
+	k := make([]byte, 17)
+	k[0] = 'm'
+	binary.BigEndian.PutUint64(k[1:], gid)
+	binary.BigEndian.PutUint64(k[9:], seq)
+	return k
+}
+
+func idKey(id string) []byte { return append([]byte{'i'}, id...) }
+
+// tableOp is a change to a band table, applied when the batch commits.
+type tableOp struct {
+	band int
+	key  uint64
+	gid  uint32
+	add  bool
+}
+
+// pebbleTx is a transaction: reads from the database and the tables,
+// writes to batch (nil in a View) and ops.
+type pebbleTx struct {
+	s     *PebbleStore
+	ctr   counters
+	batch *pebble.Batch
+	ops   []tableOp
+}
+
+var errReadOnly = errors.New("index: write in a read-only transaction")
+
+func (tx *pebbleTx) Bucket(dst []uint64, band int, key uint64) ([]uint64, error) {
+	if band < 0 || band >= len(tx.s.bands) {
+		return dst, fmt.Errorf("%w: band %d of %d", neardup.ErrInvalid, band, len(tx.s.bands))
+	}
+	return tx.s.bands[band].lookup(dst, key), nil
+}
+
+func (tx *pebbleTx) Group(gid uint64) (Group, error) {
+	v, err := tx.s.get(key1('g', gid))
+	if err != nil {
+		return Group{}, err
+	}
+	return DecodeGroup(v)
+}
+
+func (tx *pebbleTx) Members(dst []uint64, gid uint64) ([]uint64, error) {
+	lo := key1('m', gid)
+	hi := key1('m', gid+1)
+	it, err := tx.s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return dst, err
+	}
+	for it.First(); it.Valid(); it.Next() {
+		if k := it.Key(); len(k) == 17 {
+			dst = append(dst, binary.BigEndian.Uint64(k[9:]))
+		}
+	}
+	if err := it.Error(); err != nil {
+		it.Close()
+		return dst, err
+	}
+	return dst, it.Close()
+}
+
+func (tx *pebbleTx) Doc(seq uint64) (Doc, error) {
+	v, err := tx.s.get(key1('d', seq))
+	if err != nil {
+		return Doc{}, err
+	}
+	return DecodeDoc(v)
+}
+
+func (tx *pebbleTx) DocByID(id string) (Doc, error) {
+	v, err := tx.s.get(idKey(id))
+	if err != nil {
+		return Doc{}, err
+	}
+	if len(v) != 8 {
+		return Doc{}, fmt.Errorf("%w: id record of %d bytes", neardup.ErrCorrupt, len(v))
+	}
+	return tx.Doc(binary.BigEndian.Uint64(v))
+}
+
+func (tx *pebbleTx) Counts() (int64, int64, error) { return tx.ctr.docs, tx.ctr.groups, nil }
+
+func (tx *pebbleTx) EachGroup(fn func(uint64, Group) error) error {
+	return tx.scan('g', func(k, v []byte) error {
+		g, err := DecodeGroup(v)
+		if err != nil {
+			return err
+		}
+		return fn(binary.BigEndian.Uint64(k[1:]), g)
+	})
+}
+
+func (tx *pebbleTx) EachDoc(fn func(Doc) error) error {
+	return tx.scan('d', func(_, v []byte) error {
+		d, err := DecodeDoc(v)
+		if err != nil {
+			return err
+		}
+		return fn(d)
+	})
+}
+
+func (tx *pebbleTx) scan(kind byte, fn func(k, v []byte) error) error {
+	it, err := tx.s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{kind}, UpperBound: []byte{kind + 1}})
+	if err != nil {
+		return err
+	}
+	for it.First(); it.Valid(); it.Next() {
+		if len(it.Key()) != 9 {
+			it.Close()
+			return fmt.Errorf("%w: key %x", neardup.ErrCorrupt, it.Key())
+		}
+		if err := fn(it.Key(), it.Value()); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	if err := it.Error(); err != nil {
+		it.Close()
+		return err
+	}
+	return it.Close()
+}
+
+func (tx *pebbleTx) BucketEntries() (int64, error) { return tx.s.entries, nil }
+
+func (tx *pebbleTx) NewGroup(g Group) (uint64, error) {
+	if tx.batch == nil {
+		return 0, errReadOnly
+	}
+	if len(g.Keys) != len(tx.s.bands) {
+		return 0, fmt.Errorf("%w: %d band keys for %d bands", neardup.ErrInvalid, len(g.Keys), len(tx.s.bands))
+	}
+	gid := tx.ctr.nextGroup
+	if gid > math.MaxUint32 {
+		return 0, fmt.Errorf("%w: more than %d groups", neardup.ErrTooLarge, uint32(math.MaxUint32))
+	}
+	tx.ctr.nextGroup++
+	tx.ctr.groups++
+	tx.batch.Set(key1('g', gid), AppendGroup(nil, g), nil)
+	keys := make([]byte, 0, 8*len(g.Keys))
+	for b, k := range g.Keys {
+		keys = binary.LittleEndian.AppendUint64(keys, k)
+		tx.ops = append(tx.ops, tableOp{band: b, key: k, gid: uint32(gid), add: true})
+	}
+	tx.batch.Set(key1('k', gid), keys, nil)
+	return gid, nil
+}
+
+func (tx *pebbleTx) DeleteGroup(gid uint64, g Group) error {
+	if tx.batch == nil {
+		return errReadOnly
+	}
+	tx.ctr.groups--
+	tx.batch.Delete(key1('g', gid), nil)
+	tx.batch.Delete(key1('k', gid), nil)
+	for b, k := range g.Keys {
+		tx.ops = append(tx.ops, tableOp{band: b, key: k, gid: uint32(gid)})
+	}
+	return nil
+}
+
+func (tx *pebbleTx) NewSeq() (uint64, error) {
+	if tx.batch == nil {
+		return 0, errReadOnly
+	}
+	seq := tx.ctr.nextSeq
+	tx.ctr.nextSeq++
+	return seq, nil
+}
+
+func (tx *pebbleTx) PutDoc(d Doc) error {
+	if tx.batch == nil {
+		return errReadOnly
+	}
+	tx.ctr.docs++
+	tx.batch.Set(key1('d', d.Seq), AppendDoc(nil, d), nil)
+	tx.batch.Set(idKey(d.ID), binary.BigEndian.AppendUint64(nil, d.Seq), nil)
+	tx.batch.Set(memberKey(d.Group, d.Seq), nil, nil)
+	return nil
+}
+
+func (tx *pebbleTx) DeleteDoc(d Doc) error {
+	if tx.batch == nil {
+		return errReadOnly
+	}
+	tx.ctr.docs--
+	tx.batch.Delete(key1('d', d.Seq), nil)
+	tx.batch.Delete(idKey(d.ID), nil)
+	tx.batch.Delete(memberKey(d.Group, d.Seq), nil)
+	return nil
+}
