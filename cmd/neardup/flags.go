@@ -41,12 +41,7 @@ func parseArgs(fs *flag.FlagSet, args []string, min int, missing string) ([]stri
 // commands that run the engine (dedup, eval, explain) so that the same
 // flags mean the same run everywhere.
 type engineFlags struct {
-	numPerm    int
-	seed       uint64
-	threshold  float64
-	recall     float64
-	bands      int
-	rows       int
+	paramsFlags
 	verify     string
 	weight     string
 	refine     string
@@ -59,12 +54,7 @@ type engineFlags struct {
 }
 
 func (f *engineFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&f.numPerm, "num-perm", 128, "MinHash signature slots")
-	fs.Uint64Var(&f.seed, "seed", neardup.DefaultSeed, "MinHash seed (same seed, same signatures on every machine)")
-	fs.Float64Var(&f.threshold, "threshold", neardup.DefaultThreshold, "Jaccard threshold t: pairs at or above it are duplicates")
-	fs.Float64Var(&f.recall, "recall", neardup.DefaultRecall, "chance that a pair exactly at t becomes an LSH candidate, used to choose bands and rows")
-	fs.IntVar(&f.bands, "bands", 0, "LSH bands (with --rows; overrides the choice from --threshold/--recall)")
-	fs.IntVar(&f.rows, "rows", 0, "LSH rows per band (with --bands)")
+	f.paramsFlags.register(fs)
 	fs.StringVar(&f.verify, "verify", "exact", "check candidates by exact Jaccard of the shingle sets, or by the signature estimate (less memory)")
 	fs.StringVar(&f.weight, "weight", "none", "idf: weight shingles by inverse document frequency (weighted Jaccard), so boilerplate counts less")
 	fs.StringVar(&f.refine, "refine", "none", "edit: add the edit similarity of token sequences to verified pairs (4th --pairs column) and cluster members")
@@ -167,4 +157,56 @@ func errText(err error) string {
 		}
 	}
 	return msg
+}
+
+// paramsFlags are the flags that define an index's neardup.Params: the
+// shingling (shingleFlags' --shingle, --ngram, --bag) and MinHash and LSH
+// flags that dedup also takes, with the same names, defaults and checks,
+// for the commands that create or open an index (index, serve).
+type paramsFlags struct {
+	numPerm   int
+	seed      uint64
+	threshold float64
+	recall    float64
+	bands     int
+	rows      int
+	set       map[string]bool // flags given explicitly, after parsing (see given)
+}
+
+func (f *paramsFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.numPerm, "num-perm", 128, "MinHash signature slots")
+	fs.Uint64Var(&f.seed, "seed", neardup.DefaultSeed, "MinHash seed (same seed, same signatures on every machine)")
+	fs.Float64Var(&f.threshold, "threshold", neardup.DefaultThreshold, "Jaccard threshold t: pairs at or above it are near-duplicates")
+	fs.Float64Var(&f.recall, "recall", neardup.DefaultRecall, "chance that a pair exactly at t becomes an LSH candidate, used to choose bands and rows")
+	fs.IntVar(&f.bands, "bands", 0, "LSH bands (with --rows; overrides the choice from --threshold/--recall)")
+	fs.IntVar(&f.rows, "rows", 0, "LSH rows per band (with --bands)")
+}
+
+// params returns the Params of the flags and shingling so, resolved;
+// mistakes wrap errUsage and name the flag, as engineFlags.options does.
+func (f *paramsFlags) params(so shingle.Options) (neardup.Params, error) {
+	ef := engineFlags{paramsFlags: *f, verify: "exact", weight: "none", refine: "none", keep: "first", cluster: "star"}
+	o, err := ef.options(so)
+	if err != nil {
+		return neardup.Params{}, err
+	}
+	return o.Params, nil
+}
+
+// given records which flags of fs were set on the command line, so that a
+// command opening an existing index can tell "use the index's parameters"
+// from "check them against these".
+func (f *paramsFlags) given(fs *flag.FlagSet) {
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+}
+
+// any reports whether any flag that defines Params was given.
+func (f *paramsFlags) any() bool {
+	for _, n := range []string{"num-perm", "seed", "threshold", "recall", "bands", "rows", "shingle", "ngram", "bag"} {
+		if f.set[n] {
+			return true
+		}
+	}
+	return false
 }
