@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/lsh"
 )
 
 // Options are the knobs of an open index that its stored Meta does not fix.
@@ -149,9 +150,12 @@ type AddOptions struct {
 // AddResult is what Add did.
 type AddResult struct {
 	Seq        uint64  // the new document's sequence number (0 if not added)
-	Added      bool    // false only with IfUnique and duplicates found
+	Added      bool    // false with IfUnique and duplicates found, or with Err
 	Replaced   bool    // a document with the id was replaced
 	Duplicates []Match // near-duplicates already in the index, most similar first
+	// Err is this item's failure in AddBatch (ErrExists, ErrNoShingles,
+	// an empty id); Add returns it as its error.
+	Err error
 }
 
 // verifier returns the Verifier for a query threshold.
@@ -308,94 +312,273 @@ func (ix *Index) Query(ctx context.Context, text []byte, q QueryOptions) ([]Matc
 // none. An existing id is ErrExists unless o.Replace. ErrNoShingles for a
 // text without shingles. When Add returns, the insertion is durable.
 func (ix *Index) Add(ctx context.Context, id string, text []byte, o AddOptions) (AddResult, error) {
-	if id == "" {
-		return AddResult{}, fmt.Errorf("%w: empty id", neardup.ErrInvalid)
-	}
-	pr, err := ix.sketch(text)
+	res, err := ix.AddBatch(ctx, []AddItem{{ID: id, Text: text}}, o)
 	if err != nil {
 		return AddResult{}, err
 	}
-	defer probePool.Put(pr)
-	var res AddResult
-	err = ix.st.Update(ctx, func(tx Tx) error {
-		res = AddResult{}
-		var old *Doc
-		switch d, err := tx.DocByID(id); {
-		case err == nil && !o.Replace:
-			return fmt.Errorf("%w: %q", ErrExists, id)
-		case err == nil:
-			old = &d
-		case !errors.Is(err, ErrNotFound):
-			return err
-		}
-		gms, err := ix.search(tx, pr, ix.ver)
-		if err != nil {
-			return err
-		}
-		var skip uint64
-		if old != nil {
-			skip = old.Seq
-		}
-		if res.Duplicates, err = ix.expand(tx, gms, skip, o.Limit); err != nil {
-			return err
-		}
-		if o.IfUnique && len(res.Duplicates) > 0 {
-			return nil
-		}
-		gid := uint64(0)
-		if len(gms) > 0 && gms[0].same {
-			gid = gms[0].gid // an identical set: join its group
-		}
-		if old != nil {
-			res.Replaced = true
-			if err := ix.removeDoc(tx, *old, gid); err != nil {
-				return err
-			}
-		}
-		if gid == 0 {
-			g := Group{Set: pr.s.Set, Signature: pr.s.Signature, Keys: pr.keys}
-			if gid, err = tx.NewGroup(g); err != nil {
-				return err
-			}
-		}
-		seq, err := tx.NewSeq()
-		if err != nil {
-			return err
-		}
-		d := Doc{Seq: seq, ID: id, Group: gid, Added: ix.o.Now().UnixNano()}
-		if ix.meta.KeepTexts {
-			d.Text = text
-		}
-		if err := tx.PutDoc(d); err != nil {
-			return err
-		}
-		res.Seq, res.Added = seq, true
-		return nil
-	})
-	return res, err
+	return res[0], res[0].Err
 }
 
-// removeDoc deletes d and, when it was the last member of its group (and
-// the group is not keep, about to get a new member), the group.
-func (ix *Index) removeDoc(tx Tx, d Doc, keep uint64) error {
+// AddItem is a document for AddBatch.
+type AddItem struct {
+	ID   string
+	Text []byte
+}
+
+// AddBatch adds the items in order, each as Add would, in one atomic and
+// durable transaction: a later item sees the earlier ones (a copy of an
+// earlier item lists it as a duplicate, and with IfUnique is not added).
+// An item's own failure (an existing id without Replace, a text without
+// shingles, an empty id) is its result's Err and does not stop the others;
+// the returned error is a store failure, after which nothing was added.
+// One transaction for many documents shares one durable commit among them.
+func (ix *Index) AddBatch(ctx context.Context, items []AddItem, o AddOptions) ([]AddResult, error) {
+	if ix.closed.Load() {
+		return nil, ErrClosed
+	}
+	results := make([]AddResult, len(items))
+	probes := make([]*probe, len(items))
+	defer func() {
+		for _, pr := range probes {
+			if pr != nil {
+				probePool.Put(pr)
+			}
+		}
+	}()
+	for i, it := range items {
+		if it.ID == "" {
+			results[i].Err = fmt.Errorf("%w: empty id", neardup.ErrInvalid)
+			continue
+		}
+		pr, err := ix.sketch(it.Text)
+		if err != nil {
+			results[i].Err = err
+			continue
+		}
+		probes[i] = pr
+	}
+	err := ix.st.Update(ctx, func(tx Tx) error {
+		b := newBatchState(ix)
+		for i, it := range items {
+			if probes[i] == nil {
+				continue // results[i].Err set above
+			}
+			r, err := b.add(tx, it, probes[i], o)
+			if err != nil {
+				return err
+			}
+			results[i] = r
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// batchState is what a transaction of AddBatch has written, which its own
+// reads (Tx does not read its own writes) cannot see: groups made in it
+// (with a band table of their own), documents added or removed in it, and
+// groups emptied. It is rebuilt each time the store runs the transaction.
+type batchState struct {
+	ix      *Index
+	table   *lsh.MemTable     // band keys of the groups made in the transaction
+	made    map[uint64]*probe // those groups' sketches
+	added   map[uint64][]Doc  // documents added, by group
+	byID    map[string]Doc    // documents added, by id
+	gone    map[uint64]bool   // documents (Seq) removed
+	goneID  map[string]bool   // ids removed
+	emptied map[uint64]bool   // groups deleted
+}
+
+func newBatchState(ix *Index) *batchState {
+	return &batchState{ix: ix, table: lsh.NewMemTable(ix.meta.Params.LSH.Bands), made: map[uint64]*probe{},
+		added: map[uint64][]Doc{}, byID: map[string]Doc{}, gone: map[uint64]bool{}, goneID: map[string]bool{}, emptied: map[uint64]bool{}}
+}
+
+// docByID looks up an id as the transaction has left it.
+func (b *batchState) docByID(tx Tx, id string) (Doc, error) {
+	if d, ok := b.byID[id]; ok {
+		return d, nil
+	}
+	if b.goneID[id] {
+		return Doc{}, ErrNotFound
+	}
+	return tx.DocByID(id)
+}
+
+// search is Index.search over the committed groups and those made in the
+// transaction, leaving out groups it deleted.
+func (b *batchState) search(tx Tx, pr *probe, v *neardup.Verifier) ([]groupMatch, error) {
+	gms, err := b.ix.search(tx, pr, v)
+	if err != nil {
+		return nil, err
+	}
+	if len(b.emptied) > 0 {
+		gms = slices.DeleteFunc(gms, func(gm groupMatch) bool { return b.emptied[gm.gid] })
+	}
+	if len(b.made) == 0 {
+		return gms, nil
+	}
+	local, err := lsh.Lookup(nil, b.table, pr.keys)
+	if err != nil {
+		return nil, err
+	}
+	for _, gid := range local {
+		g := b.made[gid]
+		if g == nil || b.emptied[gid] || !v.Prefilter(&pr.s, &g.s) {
+			continue
+		}
+		if j, ok := v.Confirm(&pr.s, &g.s); ok {
+			gms = append(gms, groupMatch{gid: gid, jac: j, same: j == 1})
+		}
+	}
+	slices.SortFunc(gms, func(a, b groupMatch) int {
+		if c := cmp.Compare(b.jac, a.jac); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.gid, b.gid)
+	})
+	return gms, nil
+}
+
+// members lists the documents of group gid as the transaction has left it.
+func (b *batchState) members(tx Tx, gid uint64) ([]Doc, error) {
+	var docs []Doc
+	if b.made[gid] == nil { // a committed group
+		seqs, err := tx.Members(nil, gid)
+		if err != nil {
+			return nil, err
+		}
+		for _, seq := range seqs {
+			if b.gone[seq] {
+				continue
+			}
+			d, err := tx.Doc(seq)
+			if errors.Is(err, ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			docs = append(docs, d)
+		}
+	}
+	for _, d := range b.added[gid] {
+		if !b.gone[d.Seq] {
+			docs = append(docs, d)
+		}
+	}
+	return docs, nil
+}
+
+// add is one item of AddBatch; its error is a store failure, item
+// failures are in the result.
+func (b *batchState) add(tx Tx, it AddItem, pr *probe, o AddOptions) (AddResult, error) {
+	ix := b.ix
+	var res AddResult
+	var old *Doc
+	switch d, err := b.docByID(tx, it.ID); {
+	case err == nil && !o.Replace:
+		res.Err = fmt.Errorf("%w: %q", ErrExists, it.ID)
+		return res, nil
+	case err == nil:
+		old = &d
+	case !errors.Is(err, ErrNotFound):
+		return res, err
+	}
+	gms, err := b.search(tx, pr, ix.ver)
+	if err != nil {
+		return res, err
+	}
+	for _, gm := range gms {
+		docs, err := b.members(tx, gm.gid)
+		if err != nil {
+			return res, err
+		}
+		for _, d := range docs {
+			if old != nil && d.Seq == old.Seq {
+				continue
+			}
+			if o.Limit > 0 && len(res.Duplicates) >= o.Limit {
+				break
+			}
+			res.Duplicates = append(res.Duplicates, Match{ID: d.ID, Seq: d.Seq, Jaccard: gm.jac})
+		}
+	}
+	if o.IfUnique && len(res.Duplicates) > 0 {
+		return res, nil
+	}
+	gid := uint64(0)
+	if len(gms) > 0 && gms[0].same {
+		gid = gms[0].gid // an identical set: join its group
+	}
+	if old != nil {
+		res.Replaced = true
+		if err := b.remove(tx, *old, gid); err != nil {
+			return res, err
+		}
+	}
+	if gid == 0 {
+		// The sketch outlives the pooled probe: copy it.
+		g := &probe{s: neardup.Sketch{Set: slices.Clone(pr.s.Set), Size: pr.s.Size, Fingerprint: pr.s.Fingerprint,
+			Signature: slices.Clone(pr.s.Signature)}, keys: slices.Clone(pr.keys)}
+		if gid, err = tx.NewGroup(Group{Set: g.s.Set, Signature: g.s.Signature, Keys: g.keys}); err != nil {
+			return res, err
+		}
+		b.made[gid] = g
+		if err := lsh.Insert(b.table, gid, g.keys); err != nil {
+			return res, err
+		}
+	}
+	seq, err := tx.NewSeq()
+	if err != nil {
+		return res, err
+	}
+	d := Doc{Seq: seq, ID: it.ID, Group: gid, Added: ix.o.Now().UnixNano()}
+	if ix.meta.KeepTexts {
+		d.Text = it.Text
+	}
+	if err := tx.PutDoc(d); err != nil {
+		return res, err
+	}
+	b.added[gid] = append(b.added[gid], d)
+	b.byID[d.ID] = d
+	delete(b.goneID, d.ID)
+	res.Seq, res.Added = seq, true
+	return res, nil
+}
+
+// remove deletes d and, when it was the last member of its group (and the
+// group is not keep, about to get a new member), the group.
+func (b *batchState) remove(tx Tx, d Doc, keep uint64) error {
 	if err := tx.DeleteDoc(d); err != nil {
 		return err
 	}
+	b.gone[d.Seq] = true
+	if b.byID[d.ID].Seq == d.Seq {
+		delete(b.byID, d.ID)
+	}
+	b.goneID[d.ID] = true
 	if d.Group == keep {
 		return nil
 	}
-	members, err := tx.Members(nil, d.Group)
-	if err != nil {
+	left, err := b.members(tx, d.Group)
+	if err != nil || len(left) > 0 {
 		return err
 	}
-	if len(members) == 1 && members[0] == d.Seq {
-		g, err := tx.Group(d.Group)
-		if err != nil {
+	var g Group
+	if m := b.made[d.Group]; m != nil {
+		g = Group{Set: m.s.Set, Signature: m.s.Signature, Keys: m.keys}
+		if err := lsh.Delete(b.table, d.Group, m.keys); err != nil {
 			return err
 		}
-		return tx.DeleteGroup(d.Group, g)
+	} else if g, err = tx.Group(d.Group); err != nil {
+		return err
 	}
-	return nil
+	b.emptied[d.Group] = true
+	return tx.DeleteGroup(d.Group, g)
 }
 
 // Remove deletes the document with the id (ErrNotFound if there is none).
@@ -412,7 +595,7 @@ func (ix *Index) Remove(ctx context.Context, id string) error {
 			}
 			return err
 		}
-		return ix.removeDoc(tx, d, 0)
+		return newBatchState(ix).remove(tx, d, 0)
 	})
 }
 

@@ -463,3 +463,81 @@ func FuzzDecodeRecords(f *testing.F) {
 		}
 	})
 }
+
+// snapshot lists an index's documents as "id:group-of-first-member-text"
+// lines: equal snapshots mean the same documents with the same texts
+// grouped the same way.
+func snapshot(t *testing.T, ix *Index) []string {
+	t.Helper()
+	var out []string
+	err := ix.Store().View(ctx, func(tx Tx) error {
+		return tx.EachDoc(func(d Doc) error {
+			ms, err := tx.Members(nil, d.Group)
+			if err != nil {
+				return err
+			}
+			first, err := tx.Doc(ms[0])
+			if err != nil {
+				return err
+			}
+			out = append(out, d.ID+":"+string(d.Text)+"|group of "+first.ID)
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestAddBatchLikeAdds: AddBatch of a sequence of items gives the results
+// and the index that adding them one at a time gives, with copies,
+// near-duplicates, replacements and repeated ids inside the batch.
+func TestAddBatchLikeAdds(t *testing.T) {
+	docs := genDocs(t, 300, 21)
+	rng := rand.New(rand.NewPCG(5, 5))
+	for round := range 12 {
+		var items []AddItem
+		for range 60 {
+			id := fmt.Sprint("d", rng.IntN(40)) // ids repeat
+			text := docs[rng.IntN(40)]           // texts repeat, near-duplicates among them
+			if rng.IntN(10) == 0 {
+				text = "!!!" // no shingles
+			}
+			items = append(items, AddItem{ID: id, Text: []byte(text)})
+		}
+		o := AddOptions{Replace: round%2 == 0, IfUnique: round%3 == 0}
+		one, _ := memIndex(t, Meta{KeepTexts: true})
+		batch, _ := memIndex(t, Meta{KeepTexts: true})
+		// A common start, committed before.
+		for i := range 10 {
+			for _, ix := range []*Index{one, batch} {
+				if _, err := ix.Add(ctx, fmt.Sprint("d", i), []byte(docs[i]), AddOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		var want []AddResult
+		for _, it := range items {
+			r, err := one.Add(ctx, it.ID, it.Text, o)
+			r.Err = err
+			want = append(want, r)
+		}
+		got, err := batch.AddBatch(ctx, items, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range items {
+			g, w := got[i], want[i]
+			if (g.Err == nil) != (w.Err == nil) || g.Err != nil && g.Err.Error() != w.Err.Error() ||
+				g.Added != w.Added || g.Replaced != w.Replaced || g.Seq != w.Seq || fmt.Sprint(g.Duplicates) != fmt.Sprint(w.Duplicates) {
+				t.Fatalf("round %d (%+v), item %d (%s): batch %+v, one by one %+v", round, o, i, items[i].ID, g, w)
+			}
+		}
+		mustCheck(t, batch)
+		if a, b := snapshot(t, one), snapshot(t, batch); !slices.Equal(a, b) {
+			t.Fatalf("round %d: the indexes differ:\n%v\n%v", round, a, b)
+		}
+	}
+}
