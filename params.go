@@ -152,10 +152,10 @@ func (p Params) Compatible(q Params) error {
 		return diff("seed", p.Seed, q.Seed)
 	case p.Weight != q.Weight:
 		return diff("weight", p.Weight, q.Weight)
-	case p.LSH != q.LSH:
-		return diff("bands x rows", fmt.Sprintf("%dx%d", p.LSH.Bands, p.LSH.Rows), fmt.Sprintf("%dx%d", q.LSH.Bands, q.LSH.Rows))
 	case p.Threshold != q.Threshold:
 		return diff("threshold", p.Threshold, q.Threshold)
+	case p.LSH != q.LSH:
+		return diff("bands x rows", fmt.Sprintf("%dx%d", p.LSH.Bands, p.LSH.Rows), fmt.Sprintf("%dx%d", q.LSH.Bands, q.LSH.Rows))
 	}
 	return nil
 }

@@ -154,7 +154,9 @@ type AddResult struct {
 	Replaced   bool    // a document with the id was replaced
 	Duplicates []Match // near-duplicates already in the index, most similar first
 	// Err is this item's failure in AddBatch (ErrExists, ErrNoShingles,
-	// an empty id); Add returns it as its error.
+	// an empty id); Add returns it as its error. With ErrExists the item
+	// is not added but its near-duplicates (other than the document with
+	// its id) are listed.
 	Err error
 }
 
@@ -481,8 +483,9 @@ func (b *batchState) add(tx Tx, it AddItem, pr *probe, o AddOptions) (AddResult,
 	var old *Doc
 	switch d, err := b.docByID(tx, it.ID); {
 	case err == nil && !o.Replace:
+		// Not added; its near-duplicates are still listed.
 		res.Err = fmt.Errorf("%w: %q", ErrExists, it.ID)
-		return res, nil
+		old = &d
 	case err == nil:
 		old = &d
 	case !errors.Is(err, ErrNotFound):
@@ -507,7 +510,7 @@ func (b *batchState) add(tx Tx, it AddItem, pr *probe, o AddOptions) (AddResult,
 			res.Duplicates = append(res.Duplicates, Match{ID: d.ID, Seq: d.Seq, Jaccard: gm.jac})
 		}
 	}
-	if o.IfUnique && len(res.Duplicates) > 0 {
+	if res.Err != nil || o.IfUnique && len(res.Duplicates) > 0 {
 		return res, nil
 	}
 	gid := uint64(0)

@@ -54,9 +54,13 @@ func (s *shingleFlags) registerShingle(fs *flag.FlagSet) {
 	fs.BoolVar(&s.bag, "bag", false, "count repeated shingles (multiset Jaccard)")
 }
 
+// options returns the reading and shingling options of the flags.
 func (s *shingleFlags) options() (corpus.Options, shingle.Options, error) {
 	var co corpus.Options
-	var so shingle.Options
+	so, err := s.shingleOptions()
+	if err != nil {
+		return co, so, err
+	}
 	f, err := corpus.ParseFormat(s.format)
 	if err != nil {
 		return co, so, fmt.Errorf("%w: --format %q: want auto, text, jsonl, csv, tsv, parquet or dir", errUsage, s.format)
@@ -72,16 +76,21 @@ func (s *shingleFlags) options() (corpus.Options, shingle.Options, error) {
 	co.IDField = s.idField
 	co.SkipBad = s.skipBad
 	co.IncludeBinary = s.includeBinary
+	return co, so, nil
+}
+
+// shingleOptions returns the shingling options of the flags
+// (registerShingle), for commands that read no corpus.
+func (s *shingleFlags) shingleOptions() (shingle.Options, error) {
 	m, err := shingle.ParseMode(s.mode)
 	if err != nil {
-		return co, so, fmt.Errorf("%w: --shingle %q: want word or char", errUsage, s.mode)
+		return shingle.Options{}, fmt.Errorf("%w: --shingle %q: want word or char", errUsage, s.mode)
 	}
 	// An explicit --ngram 0 is an error, not the default length.
 	if s.ngram.set && (s.ngram.v < 1 || s.ngram.v > shingle.MaxN) {
-		return co, so, fmt.Errorf("%w: --ngram %d: want a length from 1 to %d", errUsage, s.ngram.v, shingle.MaxN)
+		return shingle.Options{}, fmt.Errorf("%w: --ngram %d: want a length from 1 to %d", errUsage, s.ngram.v, shingle.MaxN)
 	}
-	so = shingle.Options{Mode: m, N: s.ngram.v, Bag: s.bag}
-	return co, so, nil
+	return shingle.Options{Mode: m, N: s.ngram.v, Bag: s.bag}, nil
 }
 
 func absPath(p string) string {

@@ -20,6 +20,10 @@ const (
 	exitUsage = 2 // the command line is wrong
 )
 
+// errSilent ends a command with exit status 1 when it has already said
+// what went wrong.
+var errSilent = errors.New("failed")
+
 // errUsage marks errors in the command line: wrap it ("%w: message"), and
 // run prints the message alone, then a pointer to the command's help.
 var errUsage = errors.New("usage")
@@ -42,6 +46,7 @@ var commands = []command{
 	{"analyze", "exact Jaccard histograms per shingle length on a sample", runAnalyze},
 	{"eval", "LSH against an exact all-pairs join: recall and precision per similarity", runEval},
 	{"explain", "why two documents are (or are not) in one cluster", runExplain},
+	{"index", "a persistent index: create, build, add, query, remove, stats", runIndex},
 	{"version", "print the version", runVersion},
 }
 
@@ -143,6 +148,8 @@ func exitCode(ctx context.Context, stderr io.Writer, name string, err error) int
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK
+	case errors.Is(err, errSilent):
+		return exitError
 	case errors.Is(err, errUsage):
 		printUsageError(stderr, name, err)
 		return exitUsage

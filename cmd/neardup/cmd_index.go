@@ -1,0 +1,685 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/index"
+)
+
+const indexUsage = `Usage: neardup index COMMAND [flags] ...
+
+Builds and uses a persistent near-duplicate index: documents go in once,
+and new documents are checked against all of them, with exact Jaccard.
+An index is a directory (--index DIR, the embedded store).
+
+Commands:
+  create  --index DIR [shingling and threshold flags]   make an empty index
+  build   --index DIR INPUT...     bulk-load a corpus (any dedup input format), no duplicate check
+  add     --index DIR INPUT...     insert every document, listing its near-duplicates already indexed
+  query   --index DIR INPUT...     list each document's near-duplicates in the index;
+                                   --add inserts the documents that have none (incremental dedup)
+  remove  --index DIR ID...        delete documents by id
+  stats   --index DIR [--check]    counts and parameters; --check verifies the index
+
+add and query write one line per match, id<TAB>indexed_id<TAB>jaccard (6
+decimals), most similar first, to standard output or --output FILE.
+
+Run "neardup index COMMAND --help" for a command's flags.
+`
+
+var indexCommands = []command{
+	{"create", "make an empty index", runIndexCreate},
+	{"build", "bulk-load a corpus", runIndexBuild},
+	{"add", "insert documents, listing their near-duplicates", runIndexAdd},
+	{"query", "list documents' near-duplicates in the index", runIndexQuery},
+	{"remove", "delete documents by id", runIndexRemove},
+	{"stats", "counts and parameters; --check verifies", runIndexStats},
+}
+
+func runIndex(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: missing index command (create, build, add, query, remove or stats)", errUsage)
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(e.stdout, indexUsage)
+		return nil
+	}
+	var names []string
+	for _, c := range indexCommands {
+		if c.name == args[0] {
+			return c.run(ctx, e, args[1:])
+		}
+		names = append(names, c.name)
+	}
+	msg := fmt.Sprintf("unknown index command %q", args[0])
+	if g := suggest(args[0], names); g != "" {
+		msg += " (did you mean " + g + "?)"
+	}
+	return fmt.Errorf("%w: %s", errUsage, msg)
+}
+
+// indexFlags are the flags every index command takes: where the index is.
+type indexFlags struct {
+	dir string
+}
+
+func (f *indexFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.dir, "index", "", "the index directory (required)")
+}
+
+// open opens the store, or reports a usage error when no index was named.
+func (f *indexFlags) store() (index.Store, string, error) {
+	if f.dir == "" {
+		return nil, "", fmt.Errorf("%w: --index DIR is required", errUsage)
+	}
+	st, err := index.OpenPebble(f.dir, index.PebbleOptions{})
+	if err != nil {
+		return nil, "", err
+	}
+	return st, f.dir, nil
+}
+
+// open opens an existing index.
+func (f *indexFlags) open(ctx context.Context) (*index.Index, error) {
+	st, name, err := f.store()
+	if err != nil {
+		return nil, err
+	}
+	ix, err := index.Open(ctx, st, index.Options{})
+	if err != nil {
+		st.Close()
+		if errors.Is(err, index.ErrNoIndex) {
+			return nil, fmt.Errorf("%s: no index there (make one with neardup index create or build)", name)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return ix, nil
+}
+
+// createFlags are the flags that define a new index.
+type createFlags struct {
+	sh      shingleFlags
+	params  paramsFlags
+	noTexts bool
+}
+
+func (f *createFlags) register(fs *flag.FlagSet) {
+	f.sh.registerShingle(fs)
+	f.params.register(fs)
+	fs.BoolVar(&f.noTexts, "no-texts", false, "do not keep the documents' texts (then they cannot be shown back)")
+}
+
+func (f *createFlags) meta(fs *flag.FlagSet) (index.Meta, error) {
+	so, err := f.sh.shingleOptions()
+	if err != nil {
+		return index.Meta{}, err
+	}
+	f.params.given(fs)
+	p, err := f.params.params(so)
+	if err != nil {
+		return index.Meta{}, err
+	}
+	return index.Meta{Params: p, KeepTexts: !f.noTexts}, nil
+}
+
+// openOrCreate opens the index in the directory, checking the parameters
+// given on the command line against it, or creates it with them.
+func (f *indexFlags) openOrCreate(ctx context.Context, cf *createFlags, fs *flag.FlagSet) (*index.Index, bool, error) {
+	m, err := cf.meta(fs)
+	if err != nil {
+		return nil, false, err
+	}
+	st, name, err := f.store()
+	if err != nil {
+		return nil, false, err
+	}
+	_, err = st.Meta(ctx)
+	isNew := errors.Is(err, index.ErrNoIndex)
+	var ix *index.Index
+	switch {
+	case isNew:
+		ix, err = index.Create(ctx, st, m, index.Options{})
+	case err != nil:
+	case cf.params.any():
+		ix, err = index.OpenOrCreate(ctx, st, m, index.Options{})
+	default:
+		ix, err = index.Open(ctx, st, index.Options{})
+	}
+	if err != nil {
+		st.Close()
+		if errors.Is(err, neardup.ErrOptions) {
+			return nil, false, fmt.Errorf("%w: %s", errUsage, errText(err))
+		}
+		return nil, false, fmt.Errorf("%s: %w", name, err)
+	}
+	return ix, isNew, nil
+}
+
+const indexCreateUsage = `Usage: neardup index create --index DIR [flags]
+
+Makes an empty index in DIR with the given shingling, MinHash and LSH
+parameters (the same flags and defaults as dedup). They are stored with the
+index: every later command uses them, and refuses other ones.
+
+Flags:
+`
+
+func runIndexCreate(ctx context.Context, e *env, args []string) error {
+	var f indexFlags
+	var cf createFlags
+	fs := newFlagSet(e, "index create", indexCreateUsage)
+	f.register(fs)
+	cf.register(fs)
+	if _, err := parseArgs(fs, args, 0, ""); err != nil {
+		return err
+	}
+	m, err := cf.meta(fs)
+	if err != nil {
+		return err
+	}
+	st, name, err := f.store()
+	if err != nil {
+		return err
+	}
+	ix, err := index.Create(ctx, st, m, index.Options{})
+	if err != nil {
+		st.Close()
+		if errors.Is(err, neardup.ErrOptions) {
+			return fmt.Errorf("%w: %s", errUsage, errText(err))
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	fmt.Fprintf(e.stderr, "index %s: created: %v\n", name, ix.Params())
+	return ix.Close()
+}
+
+const indexBuildUsage = `Usage: neardup index build --index DIR [flags] INPUT...
+
+Bulk-loads a corpus into the index (made with the given parameters when DIR
+holds none): every document with shingles is added, without looking for
+near-duplicates, many per transaction. Inputs are read as by dedup. An id
+already in the index is an error unless --skip-existing.
+
+Flags:
+`
+
+func runIndexBuild(ctx context.Context, e *env, args []string) error {
+	var f indexFlags
+	var cf createFlags
+	var in shingleFlags
+	var skip, quiet bool
+	var workers int
+	fs := newFlagSet(e, "index build", indexBuildUsage)
+	f.register(fs)
+	in.registerInput(fs)
+	cf.register(fs)
+	fs.BoolVar(&skip, "skip-existing", false, "leave out documents whose id is already in the index (counted)")
+	fs.IntVar(&workers, "workers", 0, "goroutines that shingle and sign (default: the number of CPUs)")
+	fs.BoolVar(&quiet, "quiet", false, "no summary or progress on standard error")
+	inputs, err := parseArgs(fs, args, 1, "no input given")
+	if err != nil {
+		return err
+	}
+	co, _, err := in.options()
+	if err != nil {
+		return err
+	}
+	if workers < 0 {
+		return fmt.Errorf("%w: --workers %d: want 0 (one per CPU) or more", errUsage, workers)
+	}
+	ix, _, err := f.openOrCreate(ctx, &cf, fs)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	start := time.Now()
+	src := &source{}
+	defer src.cleanup()
+	pr := &progress{src: src}
+	pr.set("reading", 0)
+	stop := startProgress(e, quiet, pr)
+	defer stop()
+
+	// readDocs pushes documents; Build pulls them: a goroutine between.
+	type doc struct {
+		id   string
+		text []byte
+	}
+	docs := make(chan doc, 1024)
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var readErr error
+	go func() {
+		defer close(docs)
+		readErr = readDocs(rctx, e, src, inputs, co, false, func(id string, text []byte) error {
+			select {
+			case docs <- doc{id, append([]byte(nil), text...)}:
+				return nil
+			case <-rctx.Done():
+				return rctx.Err()
+			}
+		})
+	}()
+	next := func() (string, []byte, error) {
+		d, ok := <-docs
+		if !ok {
+			if readErr != nil {
+				return "", nil, readErr
+			}
+			return "", nil, io.EOF
+		}
+		return d.id, d.text, nil
+	}
+	st, err := ix.Build(ctx, next, index.BuildOptions{Workers: workers, SkipExisting: skip})
+	cancel()
+	for range docs { // let the reader finish
+	}
+	if err != nil {
+		if readErr != nil && errors.Is(err, readErr) {
+			return readErr
+		}
+		return err
+	}
+	stop()
+	if !quiet {
+		total, _ := ix.Stats(ctx)
+		fmt.Fprintf(e.stderr, "index %s: %d documents read, %d added (%d new distinct texts), %d without shingles, %d ids already indexed%s; %d documents in all; %s\n",
+			f.dir, st.Read, st.Added, st.NewGroups, st.Empty, st.Existing, skippedNote(src), total.Documents, dur(time.Since(start)))
+	}
+	return ix.Close()
+}
+
+func skippedNote(src *source) string {
+	if src.skipped == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d bad records skipped", src.skipped)
+}
+
+const indexAddUsage = `Usage: neardup index add --index DIR [flags] INPUT...
+
+Inserts every document of the inputs (read as by dedup), in order, each
+checked against the index as it stands, earlier documents of the inputs
+included: its near-duplicates already there are listed, one line per match:
+id, indexed id, exact Jaccard. An id already in the index is reported and
+skipped unless --replace.
+
+Flags:
+`
+
+func runIndexAdd(ctx context.Context, e *env, args []string) error {
+	return indexAddOrQuery(ctx, e, args, true)
+}
+
+const indexQueryUsage = `Usage: neardup index query --index DIR [flags] INPUT...
+
+Lists, for each document of the inputs (read as by dedup), its
+near-duplicates in the index: one line per match, id, indexed id, exact
+Jaccard, most similar first. Nothing is inserted, unless --add: then each
+document with no near-duplicate is inserted, in order, so that later
+documents are checked against it too: incremental dedup of a new batch
+against everything seen.
+
+Flags:
+`
+
+func runIndexQuery(ctx context.Context, e *env, args []string) error {
+	return indexAddOrQuery(ctx, e, args, false)
+}
+
+// indexAddOrQuery is index add (insert) and index query (check, or with
+// --add insert the unique ones).
+func indexAddOrQuery(ctx context.Context, e *env, args []string, insert bool) error {
+	var f indexFlags
+	var in shingleFlags
+	var out string
+	var threshold float64
+	var limit, batch, workers int
+	var add, replace, quiet bool
+	name, usage := "index query", indexQueryUsage
+	if insert {
+		name, usage = "index add", indexAddUsage
+	}
+	fs := newFlagSet(e, name, usage)
+	f.register(fs)
+	in.registerInput(fs)
+	fs.StringVar(&out, "output", "-", "write the matches to FILE (\"-\": standard output)")
+	fs.IntVar(&limit, "limit", 0, "at most N matches per document (0: all)")
+	fs.IntVar(&batch, "batch", 512, "documents per transaction (one durable commit each)")
+	fs.BoolVar(&quiet, "quiet", false, "no summary or progress on standard error")
+	if insert {
+		fs.BoolVar(&replace, "replace", false, "replace documents whose id is already in the index")
+	} else {
+		fs.Float64Var(&threshold, "threshold", 0, "report matches at or above this Jaccard (default and least: the index's threshold)")
+		fs.BoolVar(&add, "add", false, "insert the documents that have no near-duplicate in the index")
+		fs.IntVar(&workers, "workers", 0, "goroutines for queries without --add (default: the number of CPUs)")
+	}
+	inputs, err := parseArgs(fs, args, 1, "no input given")
+	if err != nil {
+		return err
+	}
+	co, _, err := in.options()
+	if err != nil {
+		return err
+	}
+	switch {
+	case limit < 0:
+		return fmt.Errorf("%w: --limit %d: want 0 (all) or more", errUsage, limit)
+	case batch < 1:
+		return fmt.Errorf("%w: --batch %d: want 1 or more", errUsage, batch)
+	case workers < 0:
+		return fmt.Errorf("%w: --workers %d: want 0 (one per CPU) or more", errUsage, workers)
+	case threshold < 0 || threshold > 1:
+		return fmt.Errorf("%w: --threshold %v: want a number in (0, 1]", errUsage, threshold)
+	}
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ix, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	if threshold != 0 && threshold < ix.Params().Threshold {
+		return fmt.Errorf("%w: --threshold %v is below the index's %v (the index finds pairs at its threshold; ask for more, not less)",
+			errUsage, threshold, ix.Params().Threshold)
+	}
+	po, err := openOutput(e, out)
+	if err != nil {
+		return err
+	}
+	defer po.discard()
+
+	start := time.Now()
+	src := &source{}
+	defer src.cleanup()
+	pr := &progress{src: src}
+	pr.set("reading", 0)
+	stop := startProgress(e, quiet, pr)
+	defer stop()
+	var st struct {
+		read, matched, matches, added, existing, empty int
+		firstExisting                                  string
+	}
+	var buf []byte
+	emit := func(id string, ms []index.Match) error {
+		if len(ms) > 0 {
+			st.matched++
+		}
+		for _, m := range ms {
+			st.matches++
+			buf = append(buf[:0], escapeField(id)...)
+			buf = append(buf, '\t')
+			buf = append(buf, escapeField(m.ID)...)
+			buf = append(buf, '\t')
+			buf = strconv.AppendFloat(buf, m.Jaccard, 'f', 6, 64)
+			buf = append(buf, '\n')
+			if _, err := po.w.Write(buf); err != nil {
+				return fmt.Errorf("write %s: %w", po.name, err)
+			}
+		}
+		return nil
+	}
+	var items []index.AddItem
+	flush := func() error {
+		if len(items) == 0 {
+			return nil
+		}
+		defer func() { items = items[:0] }()
+		if insert || add {
+			res, err := ix.AddBatch(ctx, items, index.AddOptions{Replace: replace, IfUnique: add, Limit: limit})
+			if err != nil {
+				return err
+			}
+			for i, r := range res {
+				switch {
+				case errors.Is(r.Err, index.ErrNoShingles):
+					st.empty++
+				case errors.Is(r.Err, index.ErrExists):
+					st.existing++
+					if st.firstExisting == "" {
+						st.firstExisting = items[i].ID
+					}
+				case r.Err != nil:
+					return fmt.Errorf("%s: %w", items[i].ID, r.Err)
+				}
+				if r.Added {
+					st.added++
+				}
+				if err := emit(items[i].ID, r.Duplicates); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		// Queries only read: run them in parallel, write in input order.
+		res := make([][]index.Match, len(items))
+		errs := make([]error, len(items))
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for range workers {
+			wg.Go(func() {
+				for i := range next {
+					res[i], errs[i] = ix.Query(ctx, items[i].Text, index.QueryOptions{Threshold: threshold, Limit: limit})
+				}
+			})
+		}
+		for i := range items {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		for i := range items {
+			switch {
+			case errors.Is(errs[i], index.ErrNoShingles):
+				st.empty++
+			case errs[i] != nil:
+				return fmt.Errorf("%s: %w", items[i].ID, errs[i])
+			}
+			if err := emit(items[i].ID, res[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err = readDocs(ctx, e, src, inputs, co, false, func(id string, text []byte) error {
+		st.read++
+		items = append(items, index.AddItem{ID: id, Text: append([]byte(nil), text...)})
+		if len(items) < batch {
+			return nil
+		}
+		return flush()
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return err
+	}
+	if err := po.finish(); err != nil {
+		return err
+	}
+	stop()
+	if !quiet {
+		what := "with near-duplicates in the index"
+		fmt.Fprintf(e.stderr, "%s %s: %d documents read, %d %s (%d matches)", name, f.dir, st.read, st.matched, what, st.matches)
+		if insert || add {
+			fmt.Fprintf(e.stderr, ", %d added", st.added)
+		}
+		if st.existing > 0 {
+			hint := ""
+			if insert {
+				hint = "; --replace replaces"
+			}
+			fmt.Fprintf(e.stderr, ", %d not added: id already indexed (e.g. %q%s)", st.existing, st.firstExisting, hint)
+		}
+		if st.empty > 0 {
+			fmt.Fprintf(e.stderr, ", %d without shingles", st.empty)
+		}
+		fmt.Fprintf(e.stderr, "%s; %s\n", skippedNote(src), dur(time.Since(start)))
+	}
+	return nil
+}
+
+const indexRemoveUsage = `Usage: neardup index remove --index DIR [flags] ID...
+
+Deletes the documents with the given ids (or those listed one per line in
+--ids FILE, "-" for standard input). An unknown id is reported; the exit
+status is then 1, but the other ids are still removed.
+
+Flags:
+`
+
+func runIndexRemove(ctx context.Context, e *env, args []string) error {
+	var f indexFlags
+	var idsFile string
+	fs := newFlagSet(e, "index remove", indexRemoveUsage)
+	f.register(fs)
+	fs.StringVar(&idsFile, "ids", "", "read the ids from FILE, one per line (\"-\": standard input)")
+	ids, err := parseArgs(fs, args, 0, "")
+	if err != nil {
+		return err
+	}
+	if idsFile != "" {
+		var r io.Reader = e.stdin
+		if idsFile != "-" {
+			fh, err := os.Open(idsFile)
+			if err != nil {
+				return err
+			}
+			defer fh.Close()
+			r = fh
+		}
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 1<<16), 1<<20)
+		for sc.Scan() {
+			if id := strings.TrimRight(sc.Text(), "\r"); id != "" {
+				ids = append(ids, id)
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return fmt.Errorf("%s: %w", idsFile, err)
+		}
+	}
+	if len(ids) == 0 {
+		return fmt.Errorf("%w: no id given", errUsage)
+	}
+	ix, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	removed, missing := 0, 0
+	for _, id := range ids {
+		switch err := ix.Remove(ctx, id); {
+		case err == nil:
+			removed++
+		case errors.Is(err, index.ErrNotFound):
+			missing++
+			fmt.Fprintf(e.stderr, "index remove: %q is not in the index\n", id)
+		default:
+			return err
+		}
+	}
+	fmt.Fprintf(e.stderr, "index remove %s: %d removed, %d not found\n", f.dir, removed, missing)
+	if missing > 0 {
+		return errSilent
+	}
+	return ix.Close()
+}
+
+const indexStatsUsage = `Usage: neardup index stats --index DIR [flags]
+
+Prints the index's parameters and counts; --check also verifies that the
+index agrees with itself (every stored signature and band key recomputed
+from its set, band tables, ids, memberships), exit status 1 if not.
+
+Flags:
+`
+
+func runIndexStats(ctx context.Context, e *env, args []string) error {
+	var f indexFlags
+	var check, jsonOut bool
+	fs := newFlagSet(e, "index stats", indexStatsUsage)
+	f.register(fs)
+	fs.BoolVar(&check, "check", false, "verify the whole index (reads all of it)")
+	fs.BoolVar(&jsonOut, "json", false, "print JSON")
+	if _, err := parseArgs(fs, args, 0, ""); err != nil {
+		return err
+	}
+	ix, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	s, err := ix.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	p := ix.Params()
+	rep := map[string]any{
+		"index": f.dir, "documents": s.Documents, "distinct_texts": s.Groups,
+		"shingle": p.Shingle.Mode.String(), "ngram": p.Shingle.N, "bag": p.Shingle.Bag, "num_perm": p.Slots, "seed": p.Seed,
+		"threshold": p.Threshold, "bands": p.LSH.Bands, "rows": p.LSH.Rows, "keep_texts": ix.Meta().KeepTexts,
+	}
+	if ps, ok := ix.Store().(*index.PebbleStore); ok {
+		rep["resident_bytes"] = ps.ResidentBytes()
+	}
+	var checkErr error
+	if check {
+		t0 := time.Now()
+		r, err := ix.Check(ctx)
+		rep["check_seconds"] = time.Since(t0).Seconds()
+		if err != nil {
+			if !errors.Is(err, index.ErrInconsistent) {
+				return err
+			}
+			checkErr = err
+			rep["check"] = err.Error()
+		} else {
+			rep["check"] = "ok"
+			rep["bucket_entries"] = r.BucketEntries
+		}
+	}
+	if jsonOut {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(e.stdout, "index %s: %d documents, %d distinct texts; %v", f.dir, s.Documents, s.Groups, p)
+		if ix.Meta().KeepTexts {
+			fmt.Fprint(e.stdout, "; texts kept")
+		}
+		fmt.Fprintln(e.stdout)
+		if b, ok := rep["resident_bytes"].(int64); ok {
+			per := 0.0
+			if s.Groups > 0 {
+				per = float64(b) / float64(s.Documents)
+			}
+			fmt.Fprintf(e.stdout, "resident band tables: %s (%.0f bytes per document)\n", humanBytes(b), per)
+		}
+		if check {
+			fmt.Fprintf(e.stdout, "check: %v (%.2fs)\n", rep["check"], rep["check_seconds"])
+		}
+	}
+	if checkErr != nil {
+		return errSilent
+	}
+	return ix.Close()
+}
