@@ -129,12 +129,38 @@ func (ix *Index) Build(ctx context.Context, next func() (id string, text []byte,
 		wg.Wait()
 	}()
 
+	// Into an empty index, ids need no look-up in the store (only among
+	// the build's own), and identical sets are found by fingerprint among
+	// the groups the build made; otherwise also in the store.
+	var empty bool
+	if err := ix.st.View(ctx, func(tx Tx) error {
+		docs, _, err := tx.Counts()
+		empty = docs == 0
+		return err
+	}); err != nil {
+		return st, err
+	}
+	ids := map[string]struct{}{}
+	byFP := map[uint64][]uint64{} // fingerprint -> groups made by the build (committed)
 	// findIdentical returns the committed group whose set is s.Set, if
-	// any: an identical set is in every bucket of the document, so band
-	// 0's is enough. (Groups made by the transaction under way are not
-	// readable yet; the writer keeps those itself.)
+	// any: one made by this build (by fingerprint) or, when the index was
+	// not empty, one in the bucket of band 0 (an identical set is in every
+	// bucket of the document). Groups made by the transaction under way
+	// are not readable yet; the writer keeps those itself.
 	var bucket []uint64
 	findIdentical := func(tx Tx, s *neardup.Sketch, keys []uint64) (uint64, error) {
+		for _, gid := range byFP[s.Fingerprint] {
+			g, err := tx.Group(gid)
+			if err != nil {
+				return 0, err
+			}
+			if slices.Equal(g.Set, s.Set) {
+				return gid, nil
+			}
+		}
+		if empty {
+			return 0, nil
+		}
 		var err error
 		if bucket, err = tx.Bucket(bucket[:0], 0, keys[0]); err != nil {
 			return 0, err
@@ -160,25 +186,30 @@ func (ix *Index) Build(ctx context.Context, next func() (id string, text []byte,
 			st.Read = read.Load()
 			return st, ctx.Err()
 		}
-		var added, empty, existing, groups int64
+		var added, nEmpty, existing, groups int64
 		// Groups made in this transaction, by fingerprint, so that copies
 		// within it join them.
 		fresh := map[uint64][]*item{}
+		made := map[*item]uint64{}
 		err := ix.st.Update(ctx, func(tx Tx) error {
-			added, empty, existing, groups = 0, 0, 0, 0
+			added, nEmpty, existing, groups = 0, 0, 0, 0
 			clear(fresh)
-			made := map[*item]uint64{}
+			clear(made)
 			seen := map[string]bool{}
 			for i := range c.items {
 				it := &c.items[i]
 				if it.s.Empty() {
-					empty++
+					nEmpty++
 					continue
 				}
-				_, err := tx.DocByID(it.id)
-				exists := err == nil || seen[it.id]
-				if err != nil && !errors.Is(err, ErrNotFound) {
-					return err
+				_, known := ids[it.id]
+				exists := known || seen[it.id]
+				if !exists && !empty {
+					_, err := tx.DocByID(it.id)
+					if err != nil && !errors.Is(err, ErrNotFound) {
+						return err
+					}
+					exists = err == nil
 				}
 				if exists {
 					if o.SkipExisting {
@@ -227,8 +258,18 @@ func (ix *Index) Build(ctx context.Context, next func() (id string, text []byte,
 			st.Read = read.Load()
 			return st, err
 		}
+		for _, its := range fresh {
+			for _, it := range its {
+				byFP[it.s.Fingerprint] = append(byFP[it.s.Fingerprint], made[it])
+			}
+		}
+		for i := range c.items {
+			if !c.items[i].s.Empty() {
+				ids[c.items[i].id] = struct{}{}
+			}
+		}
 		st.Added += added
-		st.Empty += empty
+		st.Empty += nEmpty
 		st.Existing += existing
 		st.NewGroups += groups
 		if o.Progress != nil {

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/neardup/neardup"
@@ -68,7 +71,16 @@ func OpenPebble(dir string, o PebbleOptions) (*PebbleStore, error) {
 	if o.CacheSize == 0 {
 		o.CacheSize = 64 << 20
 	}
-	opts := &pebble.Options{FS: o.FS, Logger: quietLogger{}}
+	// Tuned for this data (measured on 300k documents, 2-core VM): 64 MiB
+	// memtables flush fewer, larger L0 files (the 4 MiB default left half
+	// of a bulk load's CPU in compactions); blocks are not compressed
+	// (sets and signatures are random bytes: Snappy cost 10% of the CPU to
+	// save little); Bloom filters make the lookups of absent ids cheap.
+	opts := &pebble.Options{FS: o.FS, Logger: quietLogger{}, MemTableSize: 64 << 20, L0CompactionThreshold: 4}
+	opts.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionNone })
+	for i := range opts.Levels {
+		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
 	cache := pebble.NewCache(o.CacheSize)
 	defer cache.Unref()
 	opts.Cache = cache
@@ -112,31 +124,51 @@ func (s *PebbleStore) load() error {
 	if s.ctr, err = decodeCounters(v); err != nil {
 		return err
 	}
+	// Read every group's band keys, then build the tables in one go, two
+	// bands at a time (see buildBandTable).
 	bands := m.Params.LSH.Bands
-	s.bands = make([]*bandTable, bands)
-	for b := range s.bands {
-		s.bands[b] = newBandTable()
+	entries := make([][]uint64, bands)
+	for b := range entries {
+		entries[b] = make([]uint64, 0, max(s.ctr.groups, 0))
 	}
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte("k"), UpperBound: []byte("l")})
 	if err != nil {
 		return err
 	}
-	defer it.Close()
 	for it.First(); it.Valid(); it.Next() {
 		k, v := it.Key(), it.Value()
 		if len(k) != 9 || len(v) != 8*bands {
+			it.Close()
 			return fmt.Errorf("%w: band keys record %x of %d bytes", neardup.ErrCorrupt, k, len(v))
 		}
 		gid := binary.BigEndian.Uint64(k[1:])
 		if gid == 0 || gid > math.MaxUint32 {
+			it.Close()
 			return fmt.Errorf("%w: group id %d", neardup.ErrCorrupt, gid)
 		}
 		for b := range bands {
-			s.bands[b].add(binary.LittleEndian.Uint64(v[8*b:]), uint32(gid))
+			entries[b] = append(entries[b], uint64(fold(binary.LittleEndian.Uint64(v[8*b:])))<<32|gid)
 		}
-		s.entries += int64(bands)
 	}
-	return it.Error()
+	if err := it.Close(); err != nil {
+		return err
+	}
+	s.bands = make([]*bandTable, bands)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(2, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for b := int(next.Add(1) - 1); b < bands; b = int(next.Add(1) - 1) {
+				s.bands[b] = buildBandTable(entries[b])
+				entries[b] = nil
+			}
+		})
+	}
+	wg.Wait()
+	for _, t := range s.bands {
+		s.entries += int64(t.n)
+	}
+	return nil
 }
 
 func (s *PebbleStore) get(key []byte) ([]byte, error) {

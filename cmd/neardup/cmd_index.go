@@ -223,6 +223,7 @@ func runIndexBuild(ctx context.Context, e *env, args []string) error {
 	var in shingleFlags
 	var skip, quiet bool
 	var workers int
+	var cpuProfile string
 	fs := newFlagSet(e, "index build", indexBuildUsage)
 	f.register(fs)
 	in.registerInput(fs)
@@ -230,6 +231,7 @@ func runIndexBuild(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&skip, "skip-existing", false, "leave out documents whose id is already in the index (counted)")
 	fs.IntVar(&workers, "workers", 0, "goroutines that shingle and sign (default: the number of CPUs)")
 	fs.BoolVar(&quiet, "quiet", false, "no summary or progress on standard error")
+	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile (for go tool pprof)")
 	inputs, err := parseArgs(fs, args, 1, "no input given")
 	if err != nil {
 		return err
@@ -238,6 +240,11 @@ func runIndexBuild(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	stopProf, err := startProfiles(cpuProfile, "")
+	if err != nil {
+		return err
+	}
+	defer stopProf()
 	if workers < 0 {
 		return fmt.Errorf("%w: --workers %d: want 0 (one per CPU) or more", errUsage, workers)
 	}
