@@ -35,8 +35,10 @@
 // so two concurrent Adds of one text cannot both come back without
 // duplicates. When Add or Remove returns, the change is durable: with
 // PebbleStore it is in the synced write-ahead log, and a crash of the
-// process or the machine loses nothing that was acknowledged; a change not
-// yet acknowledged may or may not survive (and may already have been seen
-// by another Add as a duplicate). Check verifies that an index agrees with
-// itself.
+// process or the machine loses nothing that was acknowledged; with the
+// Redis store, it survives what the server's persistence settings make it
+// survive, or what Options.WaitAOF has the server confirm (see
+// redisstore.Store.Update). A change not yet acknowledged may or may not
+// survive (and may already have been seen by another Add as a duplicate).
+// Check verifies that an index agrees with itself.
 package index

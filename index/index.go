@@ -39,7 +39,8 @@ type Index struct {
 	sk     *neardup.Sketcher
 	ver    *neardup.Verifier
 	o      Options
-	vers   sync.Map // threshold -> *neardup.Verifier
+	vers   sync.Map // threshold -> *neardup.Verifier, at most maxCachedVerifiers
+	nvers  atomic.Int64
 	closed atomic.Bool
 }
 
@@ -74,11 +75,17 @@ func Open(ctx context.Context, st Store, o Options) (*Index, error) {
 // compatible with the stored ones (neardup.Params.Compatible: an index made
 // with other shingling, slots, seed, bands or threshold is an error
 // wrapping neardup.ErrIncompatible), or creates it with want when the store
-// is new.
+// is new. Callers racing on a new shared store (several servers starting
+// at once) all succeed: one creates, the others open what it made.
 func OpenOrCreate(ctx context.Context, st Store, want Meta, o Options) (*Index, error) {
 	m, err := st.Meta(ctx)
 	if errors.Is(err, ErrNoIndex) {
-		return Create(ctx, st, want, o)
+		ix, cerr := Create(ctx, st, want, o)
+		if !errors.Is(cerr, ErrExists) {
+			return ix, cerr
+		}
+		// Another caller created it since Meta: open that one.
+		m, err = st.Meta(ctx)
 	}
 	if err != nil {
 		return nil, err
@@ -165,7 +172,10 @@ func (ix *Index) verifier(t float64) (*neardup.Verifier, error) {
 	if t == 0 || t == ix.meta.Params.Threshold {
 		return ix.ver, nil
 	}
-	if !(t >= ix.meta.Params.Threshold && t <= 1) {
+	if !(t > 0 && t <= 1) {
+		return nil, fmt.Errorf("%w: threshold %v: want a number in (0, 1]", neardup.ErrInvalid, t)
+	}
+	if t < ix.meta.Params.Threshold {
 		return nil, fmt.Errorf("%w: %v is below the index's %v (the index finds pairs at its threshold; ask for more, not less)", ErrThreshold, t, ix.meta.Params.Threshold)
 	}
 	if v, ok := ix.vers.Load(t); ok {
@@ -177,9 +187,17 @@ func (ix *Index) verifier(t float64) (*neardup.Verifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix.vers.Store(t, v)
+	// Keep the first few thresholds asked for (the ones a client uses
+	// again); others are built per call (about 10 µs), so that clients
+	// varying the threshold cannot grow the heap.
+	if ix.nvers.Add(1) <= maxCachedVerifiers {
+		ix.vers.Store(t, v)
+	}
 	return v, nil
 }
+
+// maxCachedVerifiers bounds the thresholds whose Verifier an Index keeps.
+const maxCachedVerifiers = 32
 
 // probe is a text sketched for a search.
 type probe struct {

@@ -47,6 +47,7 @@ var commands = []command{
 	{"eval", "LSH against an exact all-pairs join: recall and precision per similarity", runEval},
 	{"explain", "why two documents are (or are not) in one cluster", runExplain},
 	{"index", "a persistent index: create, build, add, query, remove, stats", runIndex},
+	{"serve", "serve an index over HTTP: check-and-insert, query, metrics", runServe},
 	{"version", "print the version", runVersion},
 }
 

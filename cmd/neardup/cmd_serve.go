@@ -1,0 +1,395 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/index/redisstore"
+	"github.com/neardup/neardup/server"
+	"github.com/neardup/neardup/shingle"
+)
+
+const serveUsage = `Usage: neardup serve --index DIR [flags]
+       neardup serve --store redis://HOST:PORT/DB [flags]
+
+Serves a near-duplicate index over HTTP (JSON): POST /v1/documents checks a
+document and inserts it in one atomic step, answering its near-duplicates
+already indexed with their exact Jaccard; POST /v1/query only looks. The
+API is described at /openapi.json; /healthz, /readyz and /metrics
+(Prometheus) are there for operators.
+
+--index DIR is the embedded store, created when DIR is missing or empty,
+with the shingling and threshold flags (the same as dedup's). An existing
+index keeps its own parameters: flags given explicitly are checked against
+them. --store keeps the index in Redis instead, shared by several serve
+processes.
+
+Without --token-file the server listens only on loopback (127.0.0.0/8,
+::1, localhost); with it, every /v1/ and /metrics request must carry
+"Authorization: Bearer TOKEN". TLS is for a proxy in front.
+
+On SIGTERM or SIGINT the server stops taking connections (/readyz answers
+503 at once), lets requests in flight finish for up to --shutdown-timeout,
+closes the index and exits 143 or 130. A 2xx answer to an insertion or a
+removal is sent only once the change is durable.
+
+Examples:
+  neardup serve --index ads.idx
+  neardup serve --index ads.idx --threshold 0.8 --ngram 5 --addr 127.0.0.1:9000
+  neardup serve --index ads.idx --addr :8080 --token-file /etc/neardup/token
+
+Flags:
+`
+
+type serveFlags struct {
+	sh     shingleFlags
+	params paramsFlags
+
+	dir, store, addr, tokenFile string
+	keepTexts                   bool
+	maxBody                     int64
+	maxBatch, maxBucket         int
+
+	readHeaderTimeout, readTimeout, writeTimeout, idleTimeout, shutdownTimeout time.Duration
+}
+
+func runServe(ctx context.Context, e *env, args []string) error {
+	var f serveFlags
+	fs := newFlagSet(e, "serve", serveUsage)
+	fs.StringVar(&f.dir, "index", "", "the index directory (created when missing or empty)")
+	fs.StringVar(&f.store, "store", "", "keep the index in Redis instead: redis://[USER:PASSWORD@]HOST:PORT/DB")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on, HOST:PORT (port 0: any free port, printed on start)")
+	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the bearer token that requests must carry (needed to listen beyond loopback)")
+	fs.BoolVar(&f.keepTexts, "keep-texts", true, "a new index keeps the documents' texts, so that GET returns them")
+	fs.Int64Var(&f.maxBody, "max-body", server.DefaultMaxBody, "largest request body in bytes")
+	fs.IntVar(&f.maxBatch, "max-batch", server.DefaultMaxBatch, "most documents in one batch request")
+	fs.IntVar(&f.maxBucket, "max-bucket", neardup.DefaultMaxBucket, "most groups one LSH bucket contributes to a search, the most recent (-1: no limit)")
+	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's header")
+	fs.DurationVar(&f.readTimeout, "read-timeout", 30*time.Second, "time to read a whole request")
+	fs.DurationVar(&f.writeTimeout, "write-timeout", 30*time.Second, "time from the end of the request header to the end of the answer")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", 120*time.Second, "time a kept-alive connection may wait for its next request")
+	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM or SIGINT, time for requests in flight to finish before connections are closed")
+	f.sh.registerShingle(fs)
+	f.params.register(fs)
+	rest, err := parseArgs(fs, args, 0, "")
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("%w: unexpected argument %q (serve takes only flags)", errUsage, rest[0])
+	}
+	f.params.given(fs)
+	if err := f.check(); err != nil {
+		return err
+	}
+	token, err := readToken(f.tokenFile)
+	if err != nil {
+		return err
+	}
+	if token == "" {
+		if err := loopbackOnly(f.addr); err != nil {
+			return err
+		}
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, nil))
+	ix, where, isNew, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	err = serve(ctx, e, &f, ix, where, isNew, token, log)
+	if cerr := ix.Close(); cerr != nil {
+		log.Error("closing the index", "index", where, "err", cerr)
+		if err == nil {
+			err = fmt.Errorf("closing the index %s: %w", where, cerr)
+		}
+	}
+	return err
+}
+
+// check refuses flag values outside their ranges; the messages name the
+// flag.
+func (f *serveFlags) check() error {
+	switch {
+	case f.dir == "" && f.store == "":
+		return fmt.Errorf("%w: --index DIR or --store redis://HOST:PORT/DB is required", errUsage)
+	case f.dir != "" && f.store != "":
+		return fmt.Errorf("%w: --index and --store exclude each other", errUsage)
+	case f.maxBody < 1:
+		return fmt.Errorf("%w: --max-body %d: want a positive number of bytes", errUsage, f.maxBody)
+	case f.maxBatch < 1:
+		return fmt.Errorf("%w: --max-batch %d: want a positive number", errUsage, f.maxBatch)
+	case f.maxBucket == 0 || f.maxBucket < -1:
+		return fmt.Errorf("%w: --max-bucket %d: want a positive number, or -1 for no limit", errUsage, f.maxBucket)
+	case f.shutdownTimeout <= 0:
+		return fmt.Errorf("%w: --shutdown-timeout %v: want a positive duration", errUsage, f.shutdownTimeout)
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"read-header-timeout", f.readHeaderTimeout}, {"read-timeout", f.readTimeout}, {"write-timeout", f.writeTimeout}, {"idle-timeout", f.idleTimeout}} {
+		if d.v <= 0 {
+			return fmt.Errorf("%w: --%s %v: want a positive duration", errUsage, d.name, d.v)
+		}
+	}
+	return nil
+}
+
+// readToken reads the bearer token of --token-file: the file's text
+// without surrounding white space, which must not be empty.
+func readToken(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("--token-file %s: %w", path, osReason(err))
+	}
+	tok := strings.TrimSpace(string(b))
+	switch {
+	case tok == "":
+		return "", fmt.Errorf("--token-file %s: the file is empty", path)
+	case strings.ContainsAny(tok, " \t\r\n"):
+		return "", fmt.Errorf("--token-file %s: the token has white space inside (one token on one line)", path)
+	}
+	return tok, nil
+}
+
+// loopbackOnly refuses an address beyond loopback, for a server without a
+// token.
+func loopbackOnly(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%w: --addr %q: want HOST:PORT", errUsage, addr)
+	}
+	if isLoopback(host) {
+		return nil
+	}
+	what := host
+	if host == "" {
+		what = "every interface"
+	}
+	return fmt.Errorf("%w: --addr %s: without --token-file the server listens only on loopback (127.0.0.0/8, ::1, localhost), "+
+		"not on %s: anyone who reaches it could read and change the index; give --token-file FILE", errUsage, addr, what)
+}
+
+// isLoopback reports whether host is "localhost" or a loopback IP.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	host, _, _ = strings.Cut(host, "%") // an IPv6 zone
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// open opens the index of --index or --store, or creates it with the
+// flags' parameters when the store holds none. It returns the index, its
+// name for messages, and whether it was created.
+func (f *serveFlags) open(ctx context.Context) (*index.Index, string, bool, error) {
+	so, err := f.sh.shingleOptions()
+	if err != nil {
+		return nil, "", false, err
+	}
+	want, err := f.params.params(so) // checks the flags even for an existing index
+	if err != nil {
+		return nil, "", false, err
+	}
+	var st index.Store
+	var where string
+	if f.store != "" {
+		where = f.store
+		if u, err := url.Parse(f.store); err == nil {
+			where = u.Redacted()
+		}
+		rs, err := redisstore.Open(ctx, f.store, redisstore.Options{})
+		if err != nil {
+			if errors.Is(err, neardup.ErrOptions) {
+				return nil, "", false, fmt.Errorf("%w: --store %s: %s", errUsage, where, errText(err))
+			}
+			return nil, "", false, err
+		}
+		st = rs
+	} else {
+		where = f.dir
+		if err := checkIndexDir(f.dir); err != nil {
+			return nil, "", false, err
+		}
+		ps, err := index.OpenPebble(f.dir, index.PebbleOptions{})
+		if err != nil {
+			return nil, "", false, err
+		}
+		st = ps
+	}
+	ix, isNew, err := f.openIndex(ctx, st, where, so, want)
+	if err != nil {
+		st.Close()
+		return nil, "", false, err
+	}
+	return ix, where, isNew, nil
+}
+
+func (f *serveFlags) openIndex(ctx context.Context, st index.Store, where string, so shingle.Options, want neardup.Params) (*index.Index, bool, error) {
+	o := index.Options{MaxBucket: f.maxBucket}
+	m, err := st.Meta(ctx)
+	switch {
+	case errors.Is(err, index.ErrNoIndex):
+		ix, err := index.Create(ctx, st, index.Meta{Params: want, KeepTexts: f.keepTexts}, o)
+		if err != nil {
+			return nil, false, fmt.Errorf("create the index in %s: %w", where, err)
+		}
+		return ix, true, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("%s: %w", where, err)
+	}
+	if f.params.any() {
+		asked, err := f.askedParams(so, m.Params)
+		if err != nil {
+			return nil, false, err
+		}
+		if err := m.Params.Compatible(asked); err != nil {
+			return nil, false, fmt.Errorf("the index in %s was made with %v; the flags differ: %w (leave them out to use the index's)", where, m.Params, err)
+		}
+	}
+	if f.params.set["keep-texts"] && f.keepTexts != m.KeepTexts {
+		return nil, false, fmt.Errorf("the index in %s was made with --keep-texts=%v; it cannot change", where, m.KeepTexts)
+	}
+	ix, err := index.Open(ctx, st, o)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", where, err)
+	}
+	return ix, false, nil
+}
+
+// askedParams are the parameters the flags ask of an existing index made
+// with have: those given explicitly, and have's for the others (the bands
+// and rows are chosen anew when slots, threshold or recall were given
+// without them).
+func (f *serveFlags) askedParams(so shingle.Options, have neardup.Params) (neardup.Params, error) {
+	set := f.params.set
+	if !set["shingle"] {
+		so.Mode = have.Shingle.Mode
+	}
+	if !set["ngram"] {
+		so.N = 0 // the mode's default
+		if so.Mode == have.Shingle.Mode {
+			so.N = have.Shingle.N
+		}
+	}
+	if !set["bag"] {
+		so.Bag = have.Shingle.Bag
+	}
+	pf := f.params
+	if !set["num-perm"] {
+		pf.numPerm = have.Slots
+	}
+	if !set["seed"] {
+		pf.seed = have.Seed
+	}
+	if !set["threshold"] {
+		pf.threshold = have.Threshold
+	}
+	if !set["recall"] {
+		pf.recall = have.Recall
+	}
+	if !set["bands"] && !set["rows"] && !set["num-perm"] && !set["threshold"] && !set["recall"] {
+		pf.bands, pf.rows = have.LSH.Bands, have.LSH.Rows
+	}
+	return pf.params(so)
+}
+
+// checkIndexDir refuses a directory that holds files but no index: the
+// store would put its files among them.
+func checkIndexDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("--index %s: %w", dir, osReason(err))
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, "MANIFEST-") || strings.HasPrefix(n, "OPTIONS-") || strings.HasPrefix(n, "marker.manifest.") {
+			return nil
+		}
+	}
+	return fmt.Errorf("--index %s: the directory holds other files and no index (give a new or empty directory)", dir)
+}
+
+// serve runs the HTTP server until ctx is done, then shuts it down
+// gracefully; the caller closes the index.
+func serve(ctx context.Context, e *env, f *serveFlags, ix *index.Index, where string, isNew bool, token string, log *slog.Logger) error {
+	srv, err := server.New(ix, server.Options{Token: token, MaxBody: f.maxBody, MaxBatch: f.maxBatch, Logger: log})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("--addr %s: %w", f.addr, err)
+	}
+	// "localhost" may resolve to something else: check where it listens.
+	if ta, ok := ln.Addr().(*net.TCPAddr); token == "" && (!ok || !ta.IP.IsLoopback()) {
+		ln.Close()
+		return fmt.Errorf("--addr %s: listening on %v, which is not loopback; give --token-file FILE", f.addr, ln.Addr())
+	}
+	st, err := ix.Stats(ctx)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: f.readHeaderTimeout,
+		ReadTimeout:       f.readTimeout,
+		WriteTimeout:      f.writeTimeout,
+		IdleTimeout:       f.idleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+
+	m := ix.Meta()
+	state, auth, texts := "opened", "no token, loopback only", "texts kept"
+	if isNew {
+		state = "created"
+	}
+	if token != "" {
+		auth = "bearer token required"
+	}
+	if !m.KeepTexts {
+		texts = "texts not kept"
+	}
+	fmt.Fprintf(e.stdout, "neardup serve: listening on http://%s (%s); index %s (%s): %v, %s; %d documents\n",
+		ln.Addr(), auth, where, state, m.Params, texts, st.Documents)
+
+	select {
+	case err := <-errc: // the listener failed
+		return fmt.Errorf("serve on %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	srv.BeginShutdown()
+	log.Info("shutting down: finishing requests in flight", "grace", f.shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		log.Warn("grace period over: closing the connections left", "err", err)
+		hs.Close()
+	}
+	<-errc // http.ErrServerClosed
+	log.Info("stopped")
+	return nil
+}
