@@ -76,21 +76,45 @@ func (v *Verifier) Verify(a, b *Sketch) (float64, bool) {
 // signatures (a store, a distributed join) fetches sets only for the pairs
 // it passes, then calls Confirm. It reads Size, WeightSum and Signature.
 func (v *Verifier) Prefilter(a, b *Sketch) bool {
-	if a.Empty() || b.Empty() {
+	if !v.LengthOK(a, b) {
 		return false
 	}
 	if v.mode == VerifyEstimate {
 		return true // the estimate is the verdict: Confirm
 	}
-	t := v.t
+	return minhash.Estimate(a.Signature, b.Signature) >= v.minAgree
+}
+
+// AgreementOK is Prefilter's signature test on a count: whether two
+// documents whose signatures agree on agree of the Params.Slots slots may
+// reach the threshold. agree may be an upper bound of the true count (as
+// counted on truncated slot values, which can agree where the full values
+// differ, never the other way): the test then rejects no pair Prefilter
+// accepts. Under VerifyEstimate it is always true.
+func (v *Verifier) AgreementOK(agree int) bool {
+	if v.mode == VerifyEstimate {
+		return true
+	}
+	return float64(agree)/float64(v.slots) >= v.minAgree
+}
+
+// LengthOK is the first test of Prefilter, the length filter alone: false
+// when either document is empty or when their sizes (weight sums under
+// WeightIDF) are too far apart for the pair to reach the threshold
+// (J <= min/max). It reads only Size and WeightSum, so a store that keeps
+// sizes in memory rejects such candidates without reading anything.
+func (v *Verifier) LengthOK(a, b *Sketch) bool {
+	if a.Empty() || b.Empty() {
+		return false
+	}
+	if v.mode == VerifyEstimate {
+		return true
+	}
 	x, y := float64(a.Size), float64(b.Size)
 	if v.weighted {
 		x, y = a.WeightSum, b.WeightSum
 	}
-	if min(x, y) < t*max(x, y) {
-		return false
-	}
-	return minhash.Estimate(a.Signature, b.Signature) >= v.minAgree
+	return min(x, y) >= v.t*max(x, y)
 }
 
 // Confirm returns the similarity of a pair that passed Prefilter and

@@ -129,51 +129,39 @@ func (ix *Index) Build(ctx context.Context, next func() (id string, text []byte,
 		wg.Wait()
 	}()
 
-	// Into an empty index, ids need no look-up in the store (only among
-	// the build's own), and identical sets are found by fingerprint among
-	// the groups the build made; otherwise also in the store.
-	var empty bool
-	if err := ix.st.View(ctx, func(tx Tx) error {
-		docs, _, err := tx.Counts()
-		empty = docs == 0
-		return err
-	}); err != nil {
-		return st, err
-	}
-	ids := map[string]struct{}{}
 	byFP := map[uint64][]uint64{} // fingerprint -> groups made by the build (committed)
+	ids := map[string]struct{}{}  // ids the build added (committed)
+	var lastSeq uint64            // the last sequence number the build used
+	exclusive := false            // the index held only the build's own documents after its last transaction
 	// findIdentical returns the committed group whose set is s.Set, if
-	// any: one made by this build (by fingerprint) or, when the index was
-	// not empty, one in the bucket of band 0 (an identical set is in every
-	// bucket of the document). Groups made by the transaction under way
-	// are not readable yet; the writer keeps those itself.
-	var bucket []uint64
+	// any: one made by this build (by fingerprint) or one already in the
+	// bucket of band 0 (an identical set is in every bucket of the
+	// document), looked at only when its size is the same. Groups made by
+	// the transaction under way are not readable yet: the writer keeps
+	// those itself.
+	var bucket, same []uint64
+	var sizes []int
+	var sets [][]uint64
 	findIdentical := func(tx Tx, s *neardup.Sketch, keys []uint64) (uint64, error) {
-		for _, gid := range byFP[s.Fingerprint] {
-			g, err := tx.Group(gid)
-			if err != nil {
-				return 0, err
-			}
-			if slices.Equal(g.Set, s.Set) {
-				return gid, nil
-			}
-		}
-		if empty {
-			return 0, nil
-		}
+		bt := bulk(tx)
 		var err error
-		if bucket, err = tx.Bucket(bucket[:0], 0, keys[0]); err != nil {
+		if bucket, err = bt.Buckets(append(bucket[:0], byFP[s.Fingerprint]...), keys[:1], 0); err != nil {
 			return 0, err
 		}
-		for _, gid := range bucket {
-			g, err := tx.Group(gid)
-			if errors.Is(err, ErrNotFound) {
-				continue
+		if sizes, err = bt.Sizes(sizes[:0], bucket); err != nil {
+			return 0, err
+		}
+		same = same[:0]
+		for i, gid := range bucket {
+			if sizes[i] == len(s.Set) {
+				same = append(same, gid)
 			}
-			if err != nil {
-				return 0, err
-			}
-			if slices.Equal(g.Set, s.Set) {
+		}
+		if sets, err = bt.Sets(sets[:0], same); err != nil {
+			return 0, err
+		}
+		for i, gid := range same {
+			if slices.Equal(sets[i], s.Set) {
 				return gid, nil
 			}
 		}
@@ -191,20 +179,53 @@ func (ix *Index) Build(ctx context.Context, next func() (id string, text []byte,
 		// within it join them.
 		fresh := map[uint64][]*item{}
 		made := map[*item]uint64{}
+		var usedSeq uint64
+		var ownTx bool
 		err := ix.st.Update(ctx, func(tx Tx) error {
+			// Sequence numbers only grow: if this transaction's first one
+			// follows the last the build used (or the index was empty at
+			// its first transaction), nobody else inserted meanwhile, and
+			// the only ids to avoid are the build's own. Otherwise every
+			// id is looked up in the store.
+			first, err := tx.NewSeq()
+			if err != nil {
+				return err
+			}
+			pending := true // first not yet used
+			own := false
+			if lastSeq == 0 {
+				docs, _, err := tx.Counts()
+				if err != nil {
+					return err
+				}
+				own = docs == 0
+			} else {
+				own = exclusive && first == lastSeq+1
+			}
+			usedSeq = first
+			ownTx = own
 			added, nEmpty, existing, groups = 0, 0, 0, 0
 			clear(fresh)
 			clear(made)
 			seen := map[string]bool{}
+			nextSeq := func() (uint64, error) {
+				if pending {
+					pending = false
+					return first, nil
+				}
+				seq, err := tx.NewSeq()
+				usedSeq = seq
+				return seq, err
+			}
 			for i := range c.items {
 				it := &c.items[i]
 				if it.s.Empty() {
 					nEmpty++
 					continue
 				}
-				_, known := ids[it.id]
-				exists := known || seen[it.id]
-				if !exists && !empty {
+				_, mine := ids[it.id]
+				exists := seen[it.id] || mine
+				if !exists && !own {
 					_, err := tx.DocByID(it.id)
 					if err != nil && !errors.Is(err, ErrNotFound) {
 						return err
@@ -239,7 +260,7 @@ func (ix *Index) Build(ctx context.Context, next func() (id string, text []byte,
 					made[it] = gid
 					groups++
 				}
-				seq, err := tx.NewSeq()
+				seq, err := nextSeq()
 				if err != nil {
 					return err
 				}
@@ -263,6 +284,8 @@ func (ix *Index) Build(ctx context.Context, next func() (id string, text []byte,
 				byFP[it.s.Fingerprint] = append(byFP[it.s.Fingerprint], made[it])
 			}
 		}
+		lastSeq = usedSeq
+		exclusive = ownTx
 		for i := range c.items {
 			if !c.items[i].s.Empty() {
 				ids[c.items[i].id] = struct{}{}

@@ -201,8 +201,9 @@ const maxCachedVerifiers = 32
 
 // probe is a text sketched for a search.
 type probe struct {
-	s    neardup.Sketch
-	keys []uint64
+	s      neardup.Sketch
+	keys   []uint64
+	digest []byte // AppendDigest of the signature, made by search
 }
 
 var probePool = sync.Pool{New: func() any { return new(probe) }}
@@ -230,34 +231,62 @@ type groupMatch struct {
 }
 
 // search returns the groups whose sets are near-duplicates of pr under v,
-// most similar first (ties: smaller group id).
+// most similar first (ties: smaller group id). It reads in stages, each for
+// the candidates the previous let through: the buckets, the set sizes (the
+// length filter), the signatures (the signature filter), then the sets
+// (the exact Jaccard), so that most candidates cost a size look-up.
 func (ix *Index) search(tx Tx, pr *probe, v *neardup.Verifier) ([]groupMatch, error) {
-	var cands, bucket []uint64
-	for band, key := range pr.keys {
-		var err error
-		if bucket, err = tx.Bucket(bucket[:0], band, key); err != nil {
-			return nil, err
-		}
-		if mb := ix.o.MaxBucket; mb > 0 && len(bucket) > mb {
-			bucket = bucket[len(bucket)-mb:] // the most recent groups
-		}
-		cands = append(cands, bucket...)
+	bt := bulk(tx)
+	cands, err := bt.Buckets(nil, pr.keys, max(ix.o.MaxBucket, 0))
+	if err != nil || len(cands) == 0 {
+		return nil, err
 	}
-	slices.Sort(cands)
-	cands = slices.Compact(cands)
-	var out []groupMatch
-	for _, gid := range cands {
-		g, err := tx.Group(gid)
-		if errors.Is(err, ErrNotFound) {
-			continue // removed since the bucket was read
+	sizes, err := bt.Sizes(nil, cands)
+	if err != nil {
+		return nil, err
+	}
+	var next []uint64
+	var nsize []int
+	for i, gid := range cands {
+		if v.LengthOK(&pr.s, &neardup.Sketch{Size: sizes[i]}) {
+			next, nsize = append(next, gid), append(nsize, sizes[i])
 		}
+	}
+	cands, sizes = cands[:0], sizes[:0]
+	if dt, ok := tx.(DigestTx); ok {
+		// The signature filter on digests kept in memory (see DigestTx).
+		digs, err := dt.Digests(nil, next)
 		if err != nil {
 			return nil, err
 		}
-		s := neardup.Sketch{Set: g.Set, Size: len(g.Set), Signature: g.Signature}
-		if !v.Prefilter(&pr.s, &s) {
-			continue
+		pr.digest = AppendDigest(pr.digest[:0], pr.s.Signature)
+		for i, gid := range next {
+			if digs[i] != nil && v.AgreementOK(agreements(pr.digest, digs[i])) {
+				cands, sizes = append(cands, gid), append(sizes, nsize[i])
+			}
 		}
+	} else {
+		sigs, err := bt.Signatures(nil, next)
+		if err != nil {
+			return nil, err
+		}
+		for i, gid := range next {
+			s := neardup.Sketch{Size: nsize[i], Signature: sigs[i]}
+			if sigs[i] != nil && v.Prefilter(&pr.s, &s) {
+				cands, sizes = append(cands, gid), append(sizes, nsize[i])
+			}
+		}
+	}
+	sets, err := bt.Sets(nil, cands)
+	if err != nil {
+		return nil, err
+	}
+	var out []groupMatch
+	for i, gid := range cands {
+		if sets[i] == nil {
+			continue // removed meanwhile
+		}
+		s := neardup.Sketch{Set: sets[i], Size: len(sets[i])}
 		if j, ok := v.Confirm(&pr.s, &s); ok {
 			out = append(out, groupMatch{gid: gid, jac: j, same: j == 1})
 		}
@@ -272,30 +301,32 @@ func (ix *Index) search(tx Tx, pr *probe, v *neardup.Verifier) ([]groupMatch, er
 }
 
 // expand lists the documents of the matched groups, most similar first,
-// then by insertion order, leaving out skip (0: none), at most limit.
+// then by insertion order, leaving out skip (0: none), at most limit (0:
+// no limit); it reads only the documents it lists.
 func (ix *Index) expand(tx Tx, gms []groupMatch, skip uint64, limit int) ([]Match, error) {
+	bt := bulk(tx)
 	var out []Match
 	var seqs []uint64
+	var docs []Doc
 	for _, gm := range gms {
+		if limit > 0 && len(out) >= limit {
+			break
+		}
 		var err error
 		if seqs, err = tx.Members(seqs[:0], gm.gid); err != nil {
 			return nil, err
 		}
-		for _, seq := range seqs {
-			if seq == skip {
-				continue
+		seqs = slices.DeleteFunc(seqs, func(seq uint64) bool { return seq == skip })
+		if limit > 0 {
+			seqs = seqs[:min(len(seqs), limit-len(out))]
+		}
+		if docs, err = bt.Docs(docs[:0], seqs); err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			if d.Seq != 0 {
+				out = append(out, Match{ID: d.ID, Seq: d.Seq, Jaccard: gm.jac})
 			}
-			if limit > 0 && len(out) >= limit {
-				return out, nil
-			}
-			d, err := tx.Doc(seq)
-			if errors.Is(err, ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, Match{ID: d.ID, Seq: seq, Jaccard: gm.jac})
 		}
 	}
 	return out, nil
@@ -463,29 +494,33 @@ func (b *batchState) search(tx Tx, pr *probe, v *neardup.Verifier) ([]groupMatch
 	return gms, nil
 }
 
-// members lists the documents of group gid as the transaction has left it.
-func (b *batchState) members(tx Tx, gid uint64) ([]Doc, error) {
+// members lists up to max documents (max <= 0: all) of group gid as the
+// transaction has left it, in insertion order.
+func (b *batchState) members(tx Tx, gid uint64, max int) ([]Doc, error) {
 	var docs []Doc
 	if b.made[gid] == nil { // a committed group
 		seqs, err := tx.Members(nil, gid)
 		if err != nil {
 			return nil, err
 		}
-		for _, seq := range seqs {
-			if b.gone[seq] {
-				continue
+		seqs = slices.DeleteFunc(seqs, func(seq uint64) bool { return b.gone[seq] })
+		if max > 0 {
+			seqs = seqs[:min(len(seqs), max)]
+		}
+		all, err := bulk(tx).Docs(nil, seqs)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range all {
+			if d.Seq != 0 {
+				docs = append(docs, d)
 			}
-			d, err := tx.Doc(seq)
-			if errors.Is(err, ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			docs = append(docs, d)
 		}
 	}
 	for _, d := range b.added[gid] {
+		if max > 0 && len(docs) >= max {
+			break
+		}
 		if !b.gone[d.Seq] {
 			docs = append(docs, d)
 		}
@@ -514,7 +549,14 @@ func (b *batchState) add(tx Tx, it AddItem, pr *probe, o AddOptions) (AddResult,
 		return res, err
 	}
 	for _, gm := range gms {
-		docs, err := b.members(tx, gm.gid)
+		if o.Limit > 0 && len(res.Duplicates) >= o.Limit {
+			break
+		}
+		want := 0
+		if o.Limit > 0 {
+			want = o.Limit - len(res.Duplicates) + 1 // +1: old may be among them
+		}
+		docs, err := b.members(tx, gm.gid, want)
 		if err != nil {
 			return res, err
 		}
@@ -585,7 +627,7 @@ func (b *batchState) remove(tx Tx, d Doc, keep uint64) error {
 	if d.Group == keep {
 		return nil
 	}
-	left, err := b.members(tx, d.Group)
+	left, err := b.members(tx, d.Group, 1)
 	if err != nil || len(left) > 0 {
 		return err
 	}
