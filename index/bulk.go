@@ -25,7 +25,8 @@ type BulkTx interface {
 	Signatures(dst [][]uint32, gids []uint64) ([][]uint32, error)
 	// Sets appends the sets of gids to dst.
 	Sets(dst [][]uint64, gids []uint64) ([][]uint64, error)
-	// Docs appends the documents of seqs to dst.
+	// Docs appends the documents of seqs to dst; a store may leave their
+	// Text nil (a search lists ids, and Tx.Doc reads a text).
 	Docs(dst []Doc, seqs []uint64) ([]Doc, error)
 }
 

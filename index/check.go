@@ -22,7 +22,9 @@ type CheckReport struct {
 // and has members, every document's group exists and its id leads back to
 // it, the counts match the records, and the band tables hold exactly one
 // entry per group and band. It reads the whole index (in one View), so it
-// is for tests, crash recovery checks and `neardup index stats --check`.
+// is for tests, crash recovery checks and `neardup index stats --check`,
+// and it expects no writes meanwhile (a View is not a snapshot: a write
+// under way can look like an inconsistency).
 // It returns an error wrapping ErrInconsistent naming the first problem.
 func (ix *Index) Check(ctx context.Context) (CheckReport, error) {
 	var r CheckReport

@@ -236,8 +236,16 @@ type groupMatch struct {
 // length filter), the signatures (the signature filter), then the sets
 // (the exact Jaccard), so that most candidates cost a size look-up.
 func (ix *Index) search(tx Tx, pr *probe, v *neardup.Verifier) ([]groupMatch, error) {
+	return ix.searchFrom(tx, pr, v, 0)
+}
+
+// searchFrom is search among the groups with ids from on.
+func (ix *Index) searchFrom(tx Tx, pr *probe, v *neardup.Verifier, from uint64) ([]groupMatch, error) {
 	bt := bulk(tx)
 	cands, err := bt.Buckets(nil, pr.keys, max(ix.o.MaxBucket, 0))
+	if from > 0 {
+		cands = slices.DeleteFunc(cands, func(gid uint64) bool { return gid < from })
+	}
 	if err != nil || len(cands) == 0 {
 		return nil, err
 	}
@@ -291,13 +299,18 @@ func (ix *Index) search(tx Tx, pr *probe, v *neardup.Verifier) ([]groupMatch, er
 			out = append(out, groupMatch{gid: gid, jac: j, same: j == 1})
 		}
 	}
-	slices.SortFunc(out, func(a, b groupMatch) int {
+	sortMatches(out)
+	return out, nil
+}
+
+// sortMatches sorts most similar first, ties by group id.
+func sortMatches(gms []groupMatch) {
+	slices.SortFunc(gms, func(a, b groupMatch) int {
 		if c := cmp.Compare(b.jac, a.jac); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.gid, b.gid)
 	})
-	return out, nil
 }
 
 // expand lists the documents of the matched groups, most similar first,
@@ -408,13 +421,17 @@ func (ix *Index) AddBatch(ctx context.Context, items []AddItem, o AddOptions) ([
 		}
 		probes[i] = pr
 	}
-	err := ix.st.Update(ctx, func(tx Tx) error {
+	pre, err := ix.presearch(ctx, probes)
+	if err != nil {
+		return nil, err
+	}
+	err = ix.st.Update(ctx, func(tx Tx) error {
 		b := newBatchState(ix)
 		for i, it := range items {
 			if probes[i] == nil {
 				continue // results[i].Err set above
 			}
-			r, err := b.add(tx, it, probes[i], o)
+			r, err := b.add(tx, it, probes[i], pre[i], o)
 			if err != nil {
 				return err
 			}
@@ -427,6 +444,59 @@ func (ix *Index) AddBatch(ctx context.Context, items []AddItem, o AddOptions) ([
 	}
 	return results, nil
 }
+
+// GroupMarkTx is what a Tx may also offer so that AddBatch can do most of
+// its searching before its write transaction, concurrently with other
+// writers, and inside it search only the groups made meanwhile. GroupMark
+// returns a group id such that the Tx sees every group with a smaller id
+// that exists, and every group made later has an id at least the mark.
+// (A group never changes: a group found in a view is the same group later,
+// if it still exists.)
+type GroupMarkTx interface {
+	GroupMark() uint64
+}
+
+// preMatch is the result of a search made before the write transaction:
+// the groups found among those with ids below mark.
+type preMatch struct {
+	ok   bool
+	mark uint64
+	gms  []groupMatch
+}
+
+// presearch searches for each probe in a read view of its own, when the
+// store's Tx is a GroupMarkTx (the results are not ok otherwise).
+func (ix *Index) presearch(ctx context.Context, probes []*probe) ([]preMatch, error) {
+	pre := make([]preMatch, len(probes))
+	for i, pr := range probes {
+		if pr == nil {
+			continue
+		}
+		err := ix.st.View(ctx, func(tx Tx) error {
+			gm, ok := tx.(GroupMarkTx)
+			if !ok {
+				return errNoMark
+			}
+			gms, err := ix.search(tx, pr, ix.ver)
+			if err != nil {
+				return err
+			}
+			mark := gm.GroupMark()
+			pre[i] = preMatch{ok: true, mark: mark,
+				gms: slices.DeleteFunc(gms, func(g groupMatch) bool { return g.gid >= mark })}
+			return nil
+		})
+		if errors.Is(err, errNoMark) {
+			return pre, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return pre, nil
+}
+
+var errNoMark = errors.New("index: no group mark")
 
 // batchState is what a transaction of AddBatch has written, which its own
 // reads (Tx does not read its own writes) cannot see: groups made in it
@@ -461,9 +531,30 @@ func (b *batchState) docByID(tx Tx, id string) (Doc, error) {
 
 // search is Index.search over the committed groups and those made in the
 // transaction, leaving out groups it deleted.
-func (b *batchState) search(tx Tx, pr *probe, v *neardup.Verifier) ([]groupMatch, error) {
-	gms, err := b.ix.search(tx, pr, v)
-	if err != nil {
+func (b *batchState) search(tx Tx, pr *probe, pre preMatch, v *neardup.Verifier) ([]groupMatch, error) {
+	var gms []groupMatch
+	var err error
+	if pre.ok {
+		// The groups found before the transaction, if they still exist,
+		// and those made since.
+		if gms, err = b.ix.searchFrom(tx, pr, v, pre.mark); err != nil {
+			return nil, err
+		}
+		gids := make([]uint64, len(pre.gms))
+		for i, gm := range pre.gms {
+			gids[i] = gm.gid
+		}
+		sizes, err := bulk(tx).Sizes(nil, gids)
+		if err != nil {
+			return nil, err
+		}
+		for i, gm := range pre.gms {
+			if sizes[i] > 0 {
+				gms = append(gms, gm)
+			}
+		}
+		sortMatches(gms)
+	} else if gms, err = b.ix.search(tx, pr, v); err != nil {
 		return nil, err
 	}
 	if len(b.emptied) > 0 {
@@ -485,12 +576,7 @@ func (b *batchState) search(tx Tx, pr *probe, v *neardup.Verifier) ([]groupMatch
 			gms = append(gms, groupMatch{gid: gid, jac: j, same: j == 1})
 		}
 	}
-	slices.SortFunc(gms, func(a, b groupMatch) int {
-		if c := cmp.Compare(b.jac, a.jac); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.gid, b.gid)
-	})
+	sortMatches(gms)
 	return gms, nil
 }
 
@@ -530,7 +616,7 @@ func (b *batchState) members(tx Tx, gid uint64, max int) ([]Doc, error) {
 
 // add is one item of AddBatch; its error is a store failure, item
 // failures are in the result.
-func (b *batchState) add(tx Tx, it AddItem, pr *probe, o AddOptions) (AddResult, error) {
+func (b *batchState) add(tx Tx, it AddItem, pr *probe, pre preMatch, o AddOptions) (AddResult, error) {
 	ix := b.ix
 	var res AddResult
 	var old *Doc
@@ -544,7 +630,7 @@ func (b *batchState) add(tx Tx, it AddItem, pr *probe, o AddOptions) (AddResult,
 	case !errors.Is(err, ErrNotFound):
 		return res, err
 	}
-	gms, err := b.search(tx, pr, ix.ver)
+	gms, err := b.search(tx, pr, pre, ix.ver)
 	if err != nil {
 		return res, err
 	}

@@ -29,7 +29,10 @@ import (
 //
 //	"M"                  the index Meta (AppendMeta)
 //	"C"                  counters: next seq, next group id, documents, groups
-//	"d" seq              a document (AppendDoc)
+//	"d" seq              a document (AppendDoc) without its text
+//	"t" seq              its text, when the index keeps texts (indexes
+//	                     written before 2026-11-23 hold it in "d": read
+//	                     either way)
 //	"i" id               the seq of the document with that id
 //	"g" gid              a group's set (AppendGroup with the set only)
 //	"s" gid              its signature (AppendGroup with the signature only)
@@ -47,14 +50,17 @@ import (
 // Writers are serialised; an Update's batch is committed without a sync
 // while it holds the writer lock, then the write-ahead log is synced
 // outside it, so concurrent Updates share their syncs (group commit).
-// Readers (View) run concurrently with each other and with a writer's
-// transaction, and wait only while a commit applies its changes to the
-// band tables. A PebbleStore is safe for concurrent use.
+// Readers (View) run concurrently with each other and with writers: a
+// View reads the committed state as it is when each read is made (read
+// committed, not a snapshot), each read of the resident state taking the
+// state lock on its own, so that a reader holds off a commit for one
+// look-up at most. A PebbleStore is safe for concurrent use.
 type PebbleStore struct {
 	db *pebble.DB
 
 	writer sync.Mutex   // held by an Update for its whole transaction
-	state  sync.RWMutex // guards bands and ctr against a commit applying
+	state  sync.RWMutex // guards bands, sizes, digests, ctr and entries against a commit applying
+	life   sync.RWMutex // held for reading by a View, for writing by Close
 
 	meta    *Meta
 	bands   []*bandTable
@@ -143,8 +149,11 @@ func (s *PebbleStore) load() error {
 	// bands at a time (see buildBandTable).
 	bands := m.Params.LSH.Bands
 	s.slots = m.Params.Slots
-	s.sizes = make([]uint32, s.ctr.nextGroup)
-	s.digests = make([]byte, int(s.ctr.nextGroup)*s.slots)
+	// Room to grow by an eighth without a copy (growing copies the
+	// arrays under the state lock, which stops every reader meanwhile).
+	n, room := int(s.ctr.nextGroup), int(s.ctr.nextGroup)/8+1024
+	s.sizes = make([]uint32, n, n+room)
+	s.digests = make([]byte, n*s.slots, (n+room)*s.slots)
 	entries := make([][]uint64, bands)
 	for b := range entries {
 		entries[b] = make([]uint64, 0, max(s.ctr.groups, 0))
@@ -246,20 +255,24 @@ func (s *PebbleStore) Init(ctx context.Context, m Meta) error {
 	return nil
 }
 
-// View runs fn with a read-only transaction.
+// View runs fn with a read-only transaction that reads the committed
+// state (see PebbleStore).
 func (s *PebbleStore) View(ctx context.Context, fn func(Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	s.life.RLock()
+	defer s.life.RUnlock()
 	s.state.RLock()
-	defer s.state.RUnlock()
-	if s.closed {
+	closed, meta, ctr := s.closed, s.meta, s.ctr
+	s.state.RUnlock()
+	if closed {
 		return ErrClosed
 	}
-	if s.meta == nil {
+	if meta == nil {
 		return ErrNoIndex
 	}
-	return fn(&pebbleTx{s: s, ctr: s.ctr})
+	return fn(&pebbleTx{s: s, ctr: ctr, view: true})
 }
 
 // Update runs fn as one atomic, durable transaction.
@@ -267,59 +280,63 @@ func (s *PebbleStore) Update(ctx context.Context, fn func(Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if wrote, err := s.update(fn); err != nil || !wrote {
+		return err
+	}
+	// Sync the log outside the writer lock: Updates that committed
+	// meanwhile share this sync, or the one under way.
+	return s.db.LogData(nil, pebble.Sync)
+}
+
+// update runs fn and commits its batch without a sync, holding the writer
+// lock (released even if fn panics); wrote is whether it wrote anything.
+func (s *PebbleStore) update(fn func(Tx) error) (wrote bool, err error) {
 	s.writer.Lock()
+	defer s.writer.Unlock()
 	if s.closed {
-		s.writer.Unlock()
-		return ErrClosed
+		return false, ErrClosed
 	}
 	if s.meta == nil {
-		s.writer.Unlock()
-		return ErrNoIndex
+		return false, ErrNoIndex
 	}
 	tx := &pebbleTx{s: s, ctr: s.ctr, batch: s.db.NewBatch()}
 	defer tx.batch.Close()
 	// Only this goroutine changes the tables and counters while it holds
 	// the writer lock, so fn reads them without the state lock.
 	if err := fn(tx); err != nil {
-		s.writer.Unlock()
-		return err
+		return false, err
 	}
 	if tx.batch.Empty() {
-		s.writer.Unlock()
-		return nil
+		return false, nil
 	}
 	tx.batch.Set([]byte("C"), appendCounters(nil, tx.ctr), nil)
 	s.state.Lock()
-	err := tx.batch.Commit(pebble.NoSync)
-	if err == nil {
-		for _, op := range tx.ops {
-			t := s.bands[op.band]
-			if op.add {
-				t.add(op.key, op.gid)
-				s.entries++
-			} else if t.remove(op.key, op.gid) {
-				s.entries--
-			}
-		}
-		for _, op := range tx.sizeOps {
-			s.setSize(op.gid, op.size, op.digest)
-		}
-		s.ctr = tx.ctr
+	defer s.state.Unlock()
+	if err := tx.batch.Commit(pebble.NoSync); err != nil {
+		return false, err
 	}
-	s.state.Unlock()
-	s.writer.Unlock()
-	if err != nil {
-		return err
+	for _, op := range tx.ops {
+		t := s.bands[op.band]
+		if op.add {
+			t.add(op.key, op.gid)
+			s.entries++
+		} else if t.remove(op.key, op.gid) {
+			s.entries--
+		}
 	}
-	// Sync the log outside the lock: Updates that committed meanwhile
-	// share this sync, or the one under way.
-	return s.db.LogData(nil, pebble.Sync)
+	for _, op := range tx.sizeOps {
+		s.setSize(op.gid, op.size, op.digest)
+	}
+	s.ctr = tx.ctr
+	return true, nil
 }
 
 // Close closes the database. Calls after Close return ErrClosed.
 func (s *PebbleStore) Close() error {
 	s.writer.Lock()
 	defer s.writer.Unlock()
+	s.life.Lock()
+	defer s.life.Unlock()
 	s.state.Lock()
 	defer s.state.Unlock()
 	if s.closed {
@@ -332,10 +349,15 @@ func (s *PebbleStore) Close() error {
 // setSize records the set size and signature digest of group gid (size
 // 0: none), growing the arrays.
 func (s *PebbleStore) setSize(gid uint64, size uint32, digest []byte) {
-	if gid >= uint64(len(s.sizes)) {
-		grow := int(gid) + 1 - len(s.sizes) + len(s.sizes)/4
-		s.sizes = append(s.sizes, make([]uint32, grow)...)
-		s.digests = append(s.digests, make([]byte, grow*s.slots)...)
+	if n := int(gid) + 1; n > len(s.sizes) {
+		if n <= cap(s.sizes) && n*s.slots <= cap(s.digests) {
+			// Zeros: the arrays never shrink, so past len is unused.
+			s.sizes, s.digests = s.sizes[:n], s.digests[:n*s.slots]
+		} else {
+			grow := n - len(s.sizes) + len(s.sizes)/4
+			s.sizes = append(s.sizes, make([]uint32, grow)...)
+			s.digests = append(s.digests, make([]byte, grow*s.slots)...)
+		}
 	}
 	s.sizes[gid] = size
 	copy(s.digests[int(gid)*s.slots:int(gid+1)*s.slots], digest)
@@ -404,7 +426,8 @@ type tableOp struct {
 // writes to batch (nil in a View) and ops.
 type pebbleTx struct {
 	s       *PebbleStore
-	ctr     counters
+	ctr     counters // as the transaction began
+	view    bool     // a View's: reads of the resident state take the state lock
 	batch   *pebble.Batch
 	ops     []tableOp
 	sizeOps []sizeOp
@@ -420,10 +443,27 @@ type sizeOp struct {
 
 var errReadOnly = errors.New("index: write in a read-only transaction")
 
+// rlock and runlock guard a read of the resident state in a View. An
+// Update's transaction needs no lock: only it changes the state, and only
+// after its fn returns.
+func (tx *pebbleTx) rlock() {
+	if tx.view {
+		tx.s.state.RLock()
+	}
+}
+
+func (tx *pebbleTx) runlock() {
+	if tx.view {
+		tx.s.state.RUnlock()
+	}
+}
+
 func (tx *pebbleTx) Bucket(dst []uint64, band int, key uint64) ([]uint64, error) {
 	if band < 0 || band >= len(tx.s.bands) {
 		return dst, fmt.Errorf("%w: band %d of %d", neardup.ErrInvalid, band, len(tx.s.bands))
 	}
+	tx.rlock()
+	defer tx.runlock()
 	return tx.s.bands[band].lookup(dst, key), nil
 }
 
@@ -474,6 +514,7 @@ func (tx *pebbleTx) Buckets(dst []uint64, keys []uint64, maxPerBucket int) ([]ui
 		return dst, fmt.Errorf("%w: %d band keys for %d bands", neardup.ErrInvalid, len(keys), len(tx.s.bands))
 	}
 	base := len(dst)
+	tx.rlock()
 	for band, key := range keys {
 		from := len(dst)
 		dst = tx.s.bands[band].lookup(dst, key)
@@ -481,14 +522,24 @@ func (tx *pebbleTx) Buckets(dst []uint64, keys []uint64, maxPerBucket int) ([]ui
 			dst = append(dst[:from], dst[len(dst)-maxPerBucket:]...)
 		}
 	}
+	tx.runlock()
 	slices.Sort(dst[base:])
 	return dst[:base+len(slices.Compact(dst[base:]))], nil
 }
 
+// GroupMark makes pebbleTx a GroupMarkTx: the next group id when the
+// transaction began. Every group below it that still exists is in the
+// band tables (a View reads the tables as they are), and groups never
+// change.
+func (tx *pebbleTx) GroupMark() uint64 { return tx.ctr.nextGroup }
+
 // Digests makes pebbleTx a DigestTx: the digests are resident. The slices
-// alias the store's memory and are valid during the transaction.
+// alias the store's memory; a group's digest never changes, so they stay
+// valid.
 func (tx *pebbleTx) Digests(dst [][]byte, gids []uint64) ([][]byte, error) {
 	k := tx.s.slots
+	tx.rlock()
+	defer tx.runlock()
 	for _, gid := range gids {
 		var d []byte
 		if gid < uint64(len(tx.s.sizes)) && tx.s.sizes[gid] != 0 {
@@ -500,6 +551,8 @@ func (tx *pebbleTx) Digests(dst [][]byte, gids []uint64) ([][]byte, error) {
 }
 
 func (tx *pebbleTx) Sizes(dst []int, gids []uint64) ([]int, error) {
+	tx.rlock()
+	defer tx.runlock()
 	for _, gid := range gids {
 		n := 0
 		if gid < uint64(len(tx.s.sizes)) {
@@ -563,15 +616,38 @@ func (tx *pebbleTx) Sets(dst [][]uint64, gids []uint64) ([][]uint64, error) {
 	return append(dst, out...), nil
 }
 
+// Docs reads the documents without their texts (a search lists ids).
 func (tx *pebbleTx) Docs(dst []Doc, seqs []uint64) ([]Doc, error) {
 	for _, seq := range seqs {
-		d, err := tx.Doc(seq)
+		d, err := tx.docRecord(seq)
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return dst, err
 		}
+		d.Text = nil
 		dst = append(dst, d)
 	}
 	return dst, nil
+}
+
+func (tx *pebbleTx) docRecord(seq uint64) (Doc, error) {
+	v, err := tx.s.get(key1('d', seq))
+	if err != nil {
+		return Doc{}, err
+	}
+	return DecodeDoc(v)
+}
+
+// withText reads d's text into d.Text unless the record held it.
+func (tx *pebbleTx) withText(d Doc) (Doc, error) {
+	if d.Text != nil || !tx.s.meta.KeepTexts {
+		return d, nil
+	}
+	t, err := tx.s.get(key1('t', d.Seq))
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return Doc{}, err
+	}
+	d.Text = t
+	return d, nil
 }
 
 func (tx *pebbleTx) Members(dst []uint64, gid uint64) ([]uint64, error) {
@@ -594,11 +670,11 @@ func (tx *pebbleTx) Members(dst []uint64, gid uint64) ([]uint64, error) {
 }
 
 func (tx *pebbleTx) Doc(seq uint64) (Doc, error) {
-	v, err := tx.s.get(key1('d', seq))
+	d, err := tx.docRecord(seq)
 	if err != nil {
 		return Doc{}, err
 	}
-	return DecodeDoc(v)
+	return tx.withText(d)
 }
 
 func (tx *pebbleTx) DocByID(id string) (Doc, error) {
@@ -621,11 +697,15 @@ func (tx *pebbleTx) EachGroup(fn func(uint64, Group) error) error {
 		if err != nil {
 			return fmt.Errorf("group %d: %w", gid, err)
 		}
-		if gid >= uint64(len(tx.s.sizes)) || int(tx.s.sizes[gid]) != len(g.Set) {
+		tx.rlock()
+		sizeOK := gid < uint64(len(tx.s.sizes)) && int(tx.s.sizes[gid]) == len(g.Set)
+		n := tx.s.slots
+		digestOK := sizeOK && slices.Equal(tx.s.digests[int(gid)*n:int(gid+1)*n], AppendDigest(nil, g.Signature))
+		tx.runlock()
+		if !sizeOK {
 			return fmt.Errorf("%w: group %d: resident size differs from its set's %d", ErrInconsistent, gid, len(g.Set))
 		}
-		n := tx.s.slots
-		if !slices.Equal(tx.s.digests[int(gid)*n:int(gid+1)*n], AppendDigest(nil, g.Signature)) {
+		if !digestOK {
 			return fmt.Errorf("%w: group %d: resident digest differs from its signature's", ErrInconsistent, gid)
 		}
 		return fn(gid, g)
@@ -636,6 +716,9 @@ func (tx *pebbleTx) EachDoc(fn func(Doc) error) error {
 	return tx.scan('d', func(_, v []byte) error {
 		d, err := DecodeDoc(v)
 		if err != nil {
+			return err
+		}
+		if d, err = tx.withText(d); err != nil {
 			return err
 		}
 		return fn(d)
@@ -664,7 +747,11 @@ func (tx *pebbleTx) scan(kind byte, fn func(k, v []byte) error) error {
 	return it.Close()
 }
 
-func (tx *pebbleTx) BucketEntries() (int64, error) { return tx.s.entries, nil }
+func (tx *pebbleTx) BucketEntries() (int64, error) {
+	tx.rlock()
+	defer tx.runlock()
+	return tx.s.entries, nil
+}
 
 func (tx *pebbleTx) NewGroup(g Group) (uint64, error) {
 	if tx.batch == nil {
@@ -729,6 +816,10 @@ func (tx *pebbleTx) PutDoc(d Doc) error {
 		return errReadOnly
 	}
 	tx.ctr.docs++
+	if len(d.Text) > 0 {
+		tx.batch.Set(key1('t', d.Seq), d.Text, nil)
+		d.Text = nil
+	}
 	tx.batch.Set(key1('d', d.Seq), AppendDoc(nil, d), nil)
 	tx.batch.Set(idKey(d.ID), binary.BigEndian.AppendUint64(nil, d.Seq), nil)
 	tx.batch.Set(memberKey(d.Group, d.Seq), nil, nil)
@@ -741,6 +832,7 @@ func (tx *pebbleTx) DeleteDoc(d Doc) error {
 	}
 	tx.ctr.docs--
 	tx.batch.Delete(key1('d', d.Seq), nil)
+	tx.batch.Delete(key1('t', d.Seq), nil)
 	tx.batch.Delete(idKey(d.ID), nil)
 	tx.batch.Delete(memberKey(d.Group, d.Seq), nil)
 	return nil

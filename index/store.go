@@ -66,8 +66,12 @@ type Meta struct {
 // than once (optimistic concurrency): fn must not have effects outside tx.
 // When Update returns nil the transaction is durable (it survives a crash
 // of the process and of the machine, per the store's own guarantee). View
-// runs fn with a consistent view for reading; it may run concurrently with
-// other Views and with Updates.
+// runs fn for reading; it may run concurrently with other Views and with
+// Updates, and sees committed transactions only, but it need not be a
+// snapshot: a transaction that commits while fn runs may be visible to
+// some of fn's reads and not to others. Package index relies only on what
+// holds anyway: a group never changes once made (it exists, the same, or
+// is gone), and a member or document that is gone reads as missing.
 type Store interface {
 	// Meta returns the index's meta, or ErrNoIndex for a new store.
 	Meta(ctx context.Context) (Meta, error)

@@ -98,7 +98,7 @@ func newIndexCollector(ix *index.Index, log *slog.Logger) *indexCollector {
 		log:      log,
 		docs:     prometheus.NewDesc("neardup_index_documents", "Documents in the index.", nil, nil),
 		groups:   prometheus.NewDesc("neardup_index_groups", "Distinct shingle sets in the index.", nil, nil),
-		resident: prometheus.NewDesc("neardup_index_resident_bytes", "Memory held by the index's resident band tables.", nil, nil),
+		resident: prometheus.NewDesc("neardup_index_resident_bytes", "Memory held by the index in memory: band tables, set sizes and signature digests.", nil, nil),
 	}
 	c.residentOf, _ = ix.Store().(interface{ ResidentBytes() int64 })
 	return c

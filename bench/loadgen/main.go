@@ -55,15 +55,7 @@ func main() {
 		cpuProf  = flag.String("cpuprofile", "", "write a CPU profile of the measured run")
 	)
 	flag.Parse()
-	if *cpuProf != "" {
-		f, err := os.Create(*cpuProf)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "loadgen:", err)
-			os.Exit(1)
-		}
-		pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
-	}
+	cpuProfile = *cpuProf
 	if err := run(*indexDir, *target, *bare, *op, *docsPath, *conns, *duration, *requests, *warmup, *prefix, *token, *jsonOut); err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
@@ -90,6 +82,9 @@ type doc struct {
 	ID   string `json:"id"`
 	Text string `json:"text"`
 }
+
+// cpuProfile is the -cpuprofile file: a profile of the measured phase only.
+var cpuProfile string
 
 func run(indexDir, target, bare, op, docsPath string, conns int, duration time.Duration, requests int, warmup time.Duration, prefix, token string, jsonOut bool) error {
 	if bare != "" {
@@ -250,7 +245,18 @@ func run(indexDir, target, bare, op, docsPath string, conns int, duration time.D
 		}
 	}
 	counter.Store(0)
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	r, err := phase(duration, requests, true)
+	pprof.StopCPUProfile()
 	if err != nil {
 		return err
 	}

@@ -628,11 +628,13 @@ func runIndexStats(ctx context.Context, e *env, args []string) error {
 	if _, err := parseArgs(fs, args, 0, ""); err != nil {
 		return err
 	}
+	t0 := time.Now()
 	ix, err := f.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
+	openSeconds := time.Since(t0).Seconds()
 	s, err := ix.Stats(ctx)
 	if err != nil {
 		return err
@@ -642,6 +644,7 @@ func runIndexStats(ctx context.Context, e *env, args []string) error {
 		"index": f.dir, "documents": s.Documents, "distinct_texts": s.Groups,
 		"shingle": p.Shingle.Mode.String(), "ngram": p.Shingle.N, "bag": p.Shingle.Bag, "num_perm": p.Slots, "seed": p.Seed,
 		"threshold": p.Threshold, "bands": p.LSH.Bands, "rows": p.LSH.Rows, "keep_texts": ix.Meta().KeepTexts,
+		"open_seconds": openSeconds,
 	}
 	if ps, ok := ix.Store().(*index.PebbleStore); ok {
 		rep["resident_bytes"] = ps.ResidentBytes()
@@ -679,7 +682,7 @@ func runIndexStats(ctx context.Context, e *env, args []string) error {
 			if s.Groups > 0 {
 				per = float64(b) / float64(s.Documents)
 			}
-			fmt.Fprintf(e.stdout, "resident band tables: %s (%.0f bytes per document)\n", humanBytes(b), per)
+			fmt.Fprintf(e.stdout, "resident (band tables, set sizes, signature digests): %s (%.0f bytes per document); opened in %.2fs\n", humanBytes(b), per, openSeconds)
 		}
 		if check {
 			fmt.Fprintf(e.stdout, "check: %v (%.2fs)\n", rep["check"], rep["check_seconds"])

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -114,22 +113,9 @@ func serveReopen(t *testing.T, dir string) map[string]bool {
 // again without parameter flags it opens the index with its own
 // parameters, and exits 130 on SIGINT.
 func TestServeProcess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	if runtime.GOOS == "windows" {
-		t.Skip("no SIGTERM to send")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
+	bin := neardupBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	bin := filepath.Join(t.TempDir(), "neardup")
-	if b, err := exec.CommandContext(ctx, goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, b)
-	}
 	dir := filepath.Join(t.TempDir(), "idx") // missing: created
 	start := func(args ...string) (*exec.Cmd, *client.Client, string, *bytes.Buffer) {
 		t.Helper()

@@ -298,22 +298,9 @@ func TestCLISignalInProcess(t *testing.T) {
 
 // The binary exits 130 on SIGINT and 143 on SIGTERM, after cleaning up.
 func TestCLISignalProcess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	if runtime.GOOS == "windows" {
-		t.Skip("no SIGINT to send")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
+	bin := neardupBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	bin := filepath.Join(t.TempDir(), "neardup")
-	if b, err := exec.CommandContext(ctx, goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, b)
-	}
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		code int
