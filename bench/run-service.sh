@@ -34,12 +34,15 @@ go build -o "$data/loadgen" ./bench/loadgen
 
 corpus="$data/corpus-$n.jsonl"
 queries="$data/queries-20000-seed7.jsonl" # new documents: other seeds, other texts
-inserts="$data/inserts-200000-seed9.jsonl"
-inserts2="$data/inserts-200000-seed10.jsonl"
+# new documents to insert, a file per run so that no run inserts copies of
+# another's
+ins=()
+for seed in 9 10 11; do
+	ins+=("$data/inserts-200000-seed$seed.jsonl")
+	[ -s "${ins[-1]}" ] || "$data/gencorpus" -q -n 200000 -seed "$seed" -o "${ins[-1]}"
+done
 [ -s "$corpus" ] || "$data/gencorpus" -q -n "$n" -seed 1 -o "$corpus"
 [ -s "$queries" ] || "$data/gencorpus" -q -n 20000 -seed 7 -o "$queries"
-[ -s "$inserts" ] || "$data/gencorpus" -q -n 200000 -seed 9 -o "$inserts"
-[ -s "$inserts2" ] || "$data/gencorpus" -q -n 200000 -seed 10 -o "$inserts2"
 cat "$corpus" >/dev/null
 
 work=$(mktemp -d "$data/service.XXXXXX")
@@ -70,7 +73,8 @@ run() { "$data/loadgen" -duration "${secs}s" -requests 1000000 "$@"; }
 echo "== in process"
 run -index "$ix" -op query -docs "$queries" -conns 1
 run -index "$ix" -op query -docs "$queries" -conns 32
-for c in 16 64; do run -index "$work/index-ins" -op insert -docs "$inserts" -conns "$c" -id-prefix "in-$c-"; done
+run -index "$work/index-ins" -op insert -docs "${ins[0]}" -conns 16 -id-prefix in16-
+run -index "$work/index-ins" -op insert -docs "${ins[1]}" -conns 64 -id-prefix in64-
 
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo $((20000 + RANDOM % 20000)); }
 ready() {
@@ -102,7 +106,7 @@ wait "$spid" 2>/dev/null || true
 spid=$!
 pids+=($spid)
 ready "$addr"
-run -url "http://$bare" -op insert -docs "$inserts2" -conns 64 | sed 's/^http /bare /'
-run -url "http://$addr" -op insert -docs "$inserts2" -conns 64
+run -url "http://$bare" -op insert -docs "${ins[2]}" -conns 64 | sed 's/^http /bare /'
+run -url "http://$addr" -op insert -docs "${ins[2]}" -conns 64 -id-prefix http64-
 kill -TERM "$spid"
 wait "$spid" 2>/dev/null || true

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -99,6 +100,17 @@ func OpenPebble(dir string, o PebbleOptions) (*PebbleStore, error) {
 	// save little); Bloom filters make the lookups of absent ids cheap.
 	opts := &pebble.Options{FS: o.FS, Logger: quietLogger{}, MemTableSize: 64 << 20, L0CompactionThreshold: 4}
 	opts.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionNone })
+	// Values of 256 bytes and more (sets, texts, signatures, band-key
+	// records) go to blob files that compactions reference instead of
+	// rewriting: measured on a bulk load of 1M generated documents (4.6 GB
+	// of records), 58 s instead of 69 s, with queries of new documents
+	// within 10% and inserts unchanged. Opening an index written without
+	// it upgrades its format (older builds of neardup cannot open it then).
+	opts.FormatMajorVersion = pebble.FormatValueSeparation
+	opts.Experimental.ValueSeparationPolicy = func() pebble.ValueSeparationPolicy {
+		return pebble.ValueSeparationPolicy{Enabled: true, MinimumSize: 256, MaxBlobReferenceDepth: 10,
+			RewriteMinimumAge: 5 * time.Minute, TargetGarbageRatio: 0.2}
+	}
 	for i := range opts.Levels {
 		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
