@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math"
 
+	"github.com/neardup/neardup/internal/wire"
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/shingle"
@@ -214,35 +215,35 @@ func (p Params) MarshalBinary() ([]byte, error) { return p.AppendBinary(nil) }
 // today), and ErrOptions for decoded values out of range; p is then
 // unchanged.
 func (p *Params) UnmarshalBinary(data []byte) error {
-	d := decoder{b: data}
+	d := wire.Decoder{B: data}
 	if len(data) < len(paramsMagic)+2 || string(data[:len(paramsMagic)]) != paramsMagic {
 		return fmt.Errorf("%w: not a neardup parameter encoding", ErrCorrupt)
 	}
-	d.b = d.b[len(paramsMagic):]
-	if v := d.byte(); v != paramsVersion {
+	d.B = d.B[len(paramsMagic):]
+	if v := d.Byte(); v != paramsVersion {
 		return fmt.Errorf("%w: parameter encoding version %d, this build reads %d", ErrVersion, v, paramsVersion)
 	}
-	if v := d.byte(); v != SketchVersion {
+	if v := d.Byte(); v != SketchVersion {
 		return fmt.Errorf("%w: sketch version %d, this build computes version %d", ErrVersion, v, SketchVersion)
 	}
 	var q Params
-	q.Shingle.Mode = shingle.Mode(d.byte())
-	q.Shingle.N = d.int()
-	switch d.byte() {
+	q.Shingle.Mode = shingle.Mode(d.Byte())
+	q.Shingle.N = d.Int(1 << 31)
+	switch d.Byte() {
 	case 0:
 	case 1:
 		q.Shingle.Bag = true
 	default:
-		d.fail()
+		d.Fail()
 	}
-	q.Slots = d.int()
-	q.Seed = d.uint64()
-	q.Weight = Weight(d.byte())
-	q.Threshold = math.Float64frombits(d.uint64())
-	q.Recall = math.Float64frombits(d.uint64())
-	q.LSH.Bands = d.int()
-	q.LSH.Rows = d.int()
-	if d.bad || len(d.b) != 0 {
+	q.Slots = d.Int(1 << 31)
+	q.Seed = d.Uint64()
+	q.Weight = Weight(d.Byte())
+	q.Threshold = math.Float64frombits(d.Uint64())
+	q.Recall = math.Float64frombits(d.Uint64())
+	q.LSH.Bands = d.Int(1 << 31)
+	q.LSH.Rows = d.Int(1 << 31)
+	if d.Bad || len(d.B) != 0 {
 		return fmt.Errorf("%w: parameter encoding of %d bytes", ErrCorrupt, len(data))
 	}
 	// Every field was written resolved, so none may be zero.
@@ -255,45 +256,6 @@ func (p *Params) UnmarshalBinary(data []byte) error {
 	}
 	*p = r
 	return nil
-}
-
-// decoder reads the fields of an encoding; bad is set by any short or
-// malformed read, which then returns 0.
-type decoder struct {
-	b   []byte
-	bad bool
-}
-
-func (d *decoder) fail() { d.bad, d.b = true, nil }
-
-func (d *decoder) byte() byte {
-	if len(d.b) < 1 {
-		d.fail()
-		return 0
-	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
-}
-
-func (d *decoder) uint64() uint64 {
-	if len(d.b) < 8 {
-		d.fail()
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(d.b)
-	d.b = d.b[8:]
-	return v
-}
-
-func (d *decoder) int() int {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 || v > 1<<31 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return int(v)
 }
 
 // Hash returns a 64-bit identifier of the resolved p: the FNV-1a hash of its

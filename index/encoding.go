@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/wire"
 )
 
 // The stored forms of Meta, Group and Doc, shared by the stores. Each starts
@@ -77,15 +78,15 @@ func AppendGroup(dst []byte, g Group) []byte {
 // result are new (they do not alias b). The set must be sorted and
 // distinct, as a shingle set is.
 func DecodeGroup(b []byte) (Group, error) {
-	d := decoder{b: b}
-	if v := d.byte(); v != recordVersion && !d.bad {
+	d := wire.Decoder{B: b}
+	if v := d.Byte(); v != recordVersion && !d.Bad {
 		return Group{}, fmt.Errorf("%w: group format %d, this build reads %d", neardup.ErrVersion, v, recordVersion)
 	}
 	var g Group
-	g.Set = d.uint64s(8)
-	g.Signature = d.uint32s()
-	g.Keys = d.uint64s(8)
-	if d.bad || len(d.b) != 0 {
+	g.Set = d.Uint64s()
+	g.Signature = d.Uint32s()
+	g.Keys = d.Uint64s()
+	if d.Bad || len(d.B) != 0 {
 		return Group{}, fmt.Errorf("%w: group record of %d bytes", neardup.ErrCorrupt, len(b))
 	}
 	for i := 1; i < len(g.Set); i++ {
@@ -112,97 +113,20 @@ func AppendDoc(dst []byte, d Doc) []byte {
 
 // DecodeDoc decodes an encoding made by AppendDoc; ID and Text are copies.
 func DecodeDoc(b []byte) (Doc, error) {
-	d := decoder{b: b}
-	if v := d.byte(); v != recordVersion && !d.bad {
+	d := wire.Decoder{B: b}
+	if v := d.Byte(); v != recordVersion && !d.Bad {
 		return Doc{}, fmt.Errorf("%w: document format %d, this build reads %d", neardup.ErrVersion, v, recordVersion)
 	}
 	var doc Doc
-	doc.Seq = d.fixed64()
-	doc.Group = d.fixed64()
-	doc.Added = int64(d.fixed64())
-	doc.ID = string(d.bytes())
-	if t := d.bytes(); len(t) > 0 {
+	doc.Seq = d.Uint64()
+	doc.Group = d.Uint64()
+	doc.Added = int64(d.Uint64())
+	doc.ID = string(d.Bytes())
+	if t := d.Bytes(); len(t) > 0 {
 		doc.Text = slices.Clone(t)
 	}
-	if d.bad || len(d.b) != 0 {
+	if d.Bad || len(d.B) != 0 {
 		return Doc{}, fmt.Errorf("%w: document record of %d bytes", neardup.ErrCorrupt, len(b))
 	}
 	return doc, nil
-}
-
-// decoder reads fields; bad is set by any short or malformed read, after
-// which reads return zero values.
-type decoder struct {
-	b   []byte
-	bad bool
-}
-
-func (d *decoder) fail() { d.bad, d.b = true, nil }
-
-func (d *decoder) byte() byte {
-	if len(d.b) < 1 {
-		d.fail()
-		return 0
-	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
-}
-
-func (d *decoder) fixed64() uint64 {
-	if len(d.b) < 8 {
-		d.fail()
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(d.b)
-	d.b = d.b[8:]
-	return v
-}
-
-// count reads a uvarint count of items of size bytes each, refusing counts
-// the remaining input cannot hold.
-func (d *decoder) count(size int) int {
-	n, w := binary.Uvarint(d.b)
-	if w <= 0 || n > uint64(len(d.b)-w)/uint64(size) {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[w:]
-	return int(n)
-}
-
-func (d *decoder) uint64s(size int) []uint64 {
-	n := d.count(size)
-	if d.bad || n == 0 {
-		return nil
-	}
-	out := make([]uint64, n)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint64(d.b[8*i:])
-	}
-	d.b = d.b[8*n:]
-	return out
-}
-
-func (d *decoder) uint32s() []uint32 {
-	n := d.count(4)
-	if d.bad || n == 0 {
-		return nil
-	}
-	out := make([]uint32, n)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint32(d.b[4*i:])
-	}
-	d.b = d.b[4*n:]
-	return out
-}
-
-func (d *decoder) bytes() []byte {
-	n := d.count(1)
-	if d.bad {
-		return nil
-	}
-	v := d.b[:n:n]
-	d.b = d.b[n:]
-	return v
 }
