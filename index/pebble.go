@@ -359,7 +359,9 @@ func (s *PebbleStore) Close() error {
 }
 
 // setSize records the set size and signature digest of group gid (size
-// 0: none), growing the arrays.
+// 0: none, and a nil digest leaves the old one), growing the arrays. A
+// digest once written is never overwritten: group ids are not reused, and
+// Views read digests after releasing the state lock.
 func (s *PebbleStore) setSize(gid uint64, size uint32, digest []byte) {
 	if n := int(gid) + 1; n > len(s.sizes) {
 		if n <= cap(s.sizes) && n*s.slots <= cap(s.digests) {
@@ -546,8 +548,9 @@ func (tx *pebbleTx) Buckets(dst []uint64, keys []uint64, maxPerBucket int) ([]ui
 func (tx *pebbleTx) GroupMark() uint64 { return tx.ctr.nextGroup }
 
 // Digests makes pebbleTx a DigestTx: the digests are resident. The slices
-// alias the store's memory; a group's digest never changes, so they stay
-// valid.
+// alias the store's memory; a group's digest is written once before the
+// group is visible and never changes after (removal only zeroes its size),
+// and growing the arrays copies them, so the slices stay valid.
 func (tx *pebbleTx) Digests(dst [][]byte, gids []uint64) ([][]byte, error) {
 	k := tx.s.slots
 	tx.rlock()
@@ -807,7 +810,9 @@ func (tx *pebbleTx) DeleteGroup(gid uint64, g Group) error {
 	tx.batch.Delete(key1('g', gid), nil)
 	tx.batch.Delete(key1('s', gid), nil)
 	tx.batch.Delete(key1('k', gid), nil)
-	tx.sizeOps = append(tx.sizeOps, sizeOp{gid, 0, make([]byte, tx.s.slots)})
+	// Size 0 marks the group gone; its digest stays as it was, since a
+	// View may still be reading it (see Digests).
+	tx.sizeOps = append(tx.sizeOps, sizeOp{gid, 0, nil})
 	for b, k := range g.Keys {
 		tx.ops = append(tx.ops, tableOp{band: b, key: k, gid: uint32(gid)})
 	}
