@@ -17,6 +17,7 @@ import (
 	"github.com/neardup/neardup/allpairs"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/chart"
+	"github.com/neardup/neardup/internal/cliflags"
 	"github.com/neardup/neardup/internal/sample"
 	"github.com/neardup/neardup/shingle"
 )
@@ -48,7 +49,7 @@ Flags:
 const numBins = 20
 
 type analyzeFlags struct {
-	in         shingleFlags // corpus part only: mode and ngram are ours
+	in         cliflags.Input // corpus part only: mode and ngram are ours
 	sample     int
 	seed       uint64
 	ngram      string
@@ -76,9 +77,9 @@ func (l shingleLen) String() string { return fmt.Sprintf("%s %d", l.mode, l.n) }
 func runAnalyze(ctx context.Context, e *env, args []string) error {
 	var f analyzeFlags
 	fs := newFlagSet(e, "analyze", analyzeUsage)
-	// The input flags of dedup, by hand: shingleFlags.register would also
+	// The input flags of dedup, by hand: cliflags.Input.Register would also
 	// define --shingle and --ngram, which mean something else here.
-	f.in.registerInput(fs)
+	f.in.RegisterInput(fs)
 	fs.IntVar(&f.sample, "sample", 2000, "documents in the sample (all pairs: n(n-1)/2 per length)")
 	fs.Uint64Var(&f.seed, "sample-seed", 1, "seed of the random sample: same seed and input, same sample")
 	fs.StringVar(&f.ngram, "ngram", "1-7", "word shingle lengths: a list of lengths and ranges, e.g. 1-7 or 2,3,5 (\"\": none)")
@@ -97,7 +98,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	co, _, err := f.in.options()
+	co, _, err := f.in.Options()
 	if err != nil {
 		return err
 	}

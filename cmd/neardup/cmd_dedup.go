@@ -9,6 +9,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/internal/cliflags"
 )
 
 const dedupUsage = `Usage: neardup dedup [flags] INPUT...
@@ -27,8 +28,8 @@ Flags:
 `
 
 type dedupFlags struct {
-	in shingleFlags
-	engineFlags
+	in cliflags.Input
+	cliflags.Engine
 
 	pairs        string
 	pairsCompact bool
@@ -45,8 +46,8 @@ type dedupFlags struct {
 func runDedup(ctx context.Context, e *env, args []string) error {
 	var f dedupFlags
 	fs := newFlagSet(e, "dedup", dedupUsage)
-	f.in.register(fs)
-	f.engineFlags.register(fs)
+	f.in.Register(fs)
+	f.Engine.Register(fs)
 	fs.StringVar(&f.pairs, "pairs", "", "write every near-duplicate pair as TSV: id_a, id_b, jaccard (\"-\": standard output)")
 	fs.BoolVar(&f.pairsCompact, "pairs-compact", false, "--pairs lists identical copies as a star around the earliest copy, and pairs with other documents for the earliest copy only")
 	fs.StringVar(&f.clusters, "clusters", "", "write clusters of two or more documents as JSONL (\"-\": standard output)")
@@ -61,11 +62,11 @@ func runDedup(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	co, so, err := f.in.options()
+	co, so, err := f.in.Options()
 	if err != nil {
 		return err
 	}
-	o, err := f.engineFlags.options(so)
+	o, err := f.Engine.Options(so)
 	if err != nil {
 		return err
 	}
@@ -100,7 +101,7 @@ func checkOutputs(inputs []string, f *dedupFlags) error {
 	}
 	// --output of a directory input is a directory, created by the run.
 	dirOut := false
-	if format, err := corpus.ParseFormat(f.in.format); err == nil && (format == corpus.Auto || format == corpus.Dir) && f.output != "" {
+	if format, err := corpus.ParseFormat(f.in.Format()); err == nil && (format == corpus.Auto || format == corpus.Dir) && f.output != "" {
 		for _, in := range inputs {
 			if fi, err := os.Stat(in); in != "-" && err == nil && fi.IsDir() {
 				dirOut = true
@@ -149,9 +150,9 @@ func checkOutputs(inputs []string, f *dedupFlags) error {
 // than the input's (the output is always written in the input's format).
 // Standard input's format is only known once read: it is not checked.
 func checkOutputFormat(f *dedupFlags, inputs []string) error {
-	format, err := corpus.ParseFormat(f.in.format)
+	format, err := corpus.ParseFormat(f.in.Format())
 	if err != nil {
-		return nil // reported by shingleFlags.options
+		return nil // reported by cliflags.Input.Options
 	}
 	if format == corpus.Auto {
 		if inputs[0] == "-" {
@@ -173,7 +174,7 @@ func dedup(ctx context.Context, e *env, f *dedupFlags, inputs []string, co corpu
 	start := time.Now()
 	b, err := neardup.NewBatch(o)
 	if err != nil {
-		return fmt.Errorf("%w: %s", errUsage, errText(err))
+		return fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
 	}
 	defer b.Close()
 	src := &source{}
@@ -186,7 +187,7 @@ func dedup(ctx context.Context, e *env, f *dedupFlags, inputs []string, co corpu
 	if err != nil {
 		return err
 	}
-	if f.strictIDs {
+	if f.StrictIDs {
 		if n, ex := b.DuplicateIDs(1); n > 0 {
 			return fmt.Errorf("--strict-ids: %d documents repeat an earlier id, e.g. %s", n, describeDuplicate(src, ex[0]))
 		}

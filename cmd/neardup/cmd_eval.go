@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/allpairs"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/chart"
+	"github.com/neardup/neardup/internal/cliflags"
 	"github.com/neardup/neardup/lsh"
 )
 
@@ -42,8 +43,8 @@ Flags:
 `
 
 type evalFlags struct {
-	in shingleFlags
-	engineFlags
+	in cliflags.Input
+	cliflags.Engine
 
 	sample     int
 	sampleSeed uint64
@@ -116,8 +117,8 @@ type evalClusters struct {
 func runEval(ctx context.Context, e *env, args []string) error {
 	var f evalFlags
 	fs := newFlagSet(e, "eval", evalUsage)
-	f.in.register(fs)
-	f.engineFlags.register(fs)
+	f.in.Register(fs)
+	f.Engine.Register(fs)
 	fs.IntVar(&f.sample, "sample", 0, "evaluate a seeded random sample of this many documents (0: all)")
 	fs.Uint64Var(&f.sampleSeed, "sample-seed", 1, "seed of --sample")
 	fs.Float64Var(&f.plotFrom, "plot-from", 0.2, "lowest similarity of the measured S-curve (exact join at this threshold)")
@@ -130,7 +131,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	co, so, err := f.in.options()
+	co, so, err := f.in.Options()
 	if err != nil {
 		return err
 	}
@@ -143,7 +144,7 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	if err := checkPlotPath(f.plot); err != nil {
 		return err
 	}
-	o, err := f.engineFlags.options(so)
+	o, err := f.Engine.Options(so)
 	if err != nil {
 		return err
 	}
@@ -203,8 +204,8 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 		return nil, err
 	}
 	say("read %d documents, kept %d, in %s", read, len(texts), dur(time.Since(t0)))
-	t := f.threshold
-	rep := &evalReport{Documents: len(texts), Read: read, Threshold: t, NumPerm: f.numPerm,
+	t := f.Threshold
+	rep := &evalReport{Documents: len(texts), Read: read, Threshold: t, NumPerm: f.NumPerm,
 		Bands: params.Bands, Rows: params.Rows, Verify: o.Verify.String()}
 	workers := o.Workers
 	if workers <= 0 {
@@ -215,7 +216,7 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	t0 = time.Now()
 	b, err := neardup.NewBatch(o)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", errUsage, errText(err))
+		return nil, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
 	}
 	defer b.Close()
 	pr.watch(b)

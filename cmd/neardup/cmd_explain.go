@@ -17,6 +17,7 @@ import (
 	"github.com/neardup/neardup/cluster"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/idf"
+	"github.com/neardup/neardup/internal/cliflags"
 	"github.com/neardup/neardup/shingle"
 )
 
@@ -45,8 +46,8 @@ Flags:
 `
 
 type explainFlags struct {
-	in shingleFlags
-	engineFlags
+	in cliflags.Input
+	cliflags.Engine
 
 	pairs string
 	json  bool
@@ -56,8 +57,8 @@ type explainFlags struct {
 func runExplain(ctx context.Context, e *env, args []string) error {
 	var f explainFlags
 	fs := newFlagSet(e, "explain", explainUsage)
-	f.in.register(fs)
-	f.engineFlags.register(fs)
+	f.in.Register(fs)
+	f.Engine.Register(fs)
 	fs.StringVar(&f.pairs, "pairs", "", "read the verified pairs from this dedup --pairs file instead of running dedup")
 	fs.BoolVar(&f.json, "json", false, "write JSON instead of text")
 	fs.IntVar(&f.top, "top", 5, "longest shared token runs to show")
@@ -66,11 +67,11 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	idA, idB, inputs := pos[0], pos[1], pos[2:]
-	co, so, err := f.in.options()
+	co, so, err := f.in.Options()
 	if err != nil {
 		return err
 	}
-	o, err := f.engineFlags.options(so)
+	o, err := f.Engine.Options(so)
 	if err != nil {
 		return err
 	}
@@ -151,13 +152,13 @@ func explain(ctx context.Context, e *env, f *explainFlags, o neardup.Options, id
 	var err error
 	if f.pairs == "" {
 		if b, err = neardup.NewBatch(o); err != nil {
-			return nil, fmt.Errorf("%w: %s", errUsage, errText(err))
+			return nil, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
 		}
 		defer b.Close()
 	}
 	sk, err := neardup.NewSketcher(o.Params)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", errUsage, errText(err))
+		return nil, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
 	}
 	keepSets := f.pairs != "" && o.Weight == neardup.WeightIDF
 	var scratch []uint64
@@ -250,7 +251,7 @@ func explain(ctx context.Context, e *env, f *explainFlags, o neardup.Options, id
 		}
 		v, err := neardup.NewVerifier(o.Params, o.Verify)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s", errUsage, errText(err))
+			return nil, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
 		}
 		x.jac = v.Similarity(&sa, &sb)
 		canon = identicalGroups(cv.fps)
@@ -269,7 +270,7 @@ func explain(ctx context.Context, e *env, f *explainFlags, o neardup.Options, id
 	// Longest shared runs of tokens, as package shingle cuts them.
 	sh, err := shingle.New(o.Shingle)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", errUsage, errText(err))
+		return nil, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
 	}
 	ta, tb := sh.AppendTokenStrings(nil, cv.texts[0]), sh.AppendTokenStrings(nil, cv.texts[1])
 	x.MinRun = max(1, min(o.Shingle.N, len(ta), len(tb)))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/cliflags"
 )
 
 const indexUsage = `Usage: neardup index COMMAND [flags] ...
@@ -112,24 +113,24 @@ func (f *indexFlags) open(ctx context.Context) (*index.Index, error) {
 
 // createFlags are the flags that define a new index.
 type createFlags struct {
-	sh      shingleFlags
-	params  paramsFlags
+	sh      cliflags.Input
+	params  cliflags.Params
 	noTexts bool
 }
 
 func (f *createFlags) register(fs *flag.FlagSet) {
-	f.sh.registerShingle(fs)
-	f.params.register(fs)
+	f.sh.RegisterShingle(fs)
+	f.params.Register(fs)
 	fs.BoolVar(&f.noTexts, "no-texts", false, "do not keep the documents' texts (then they cannot be shown back)")
 }
 
 func (f *createFlags) meta(fs *flag.FlagSet) (index.Meta, error) {
-	so, err := f.sh.shingleOptions()
+	so, err := f.sh.ShingleOptions()
 	if err != nil {
 		return index.Meta{}, err
 	}
-	f.params.given(fs)
-	p, err := f.params.params(so)
+	f.params.Given(fs)
+	p, err := f.params.Params(so)
 	if err != nil {
 		return index.Meta{}, err
 	}
@@ -154,7 +155,7 @@ func (f *indexFlags) openOrCreate(ctx context.Context, cf *createFlags, fs *flag
 	case isNew:
 		ix, err = index.Create(ctx, st, m, index.Options{})
 	case err != nil:
-	case cf.params.any():
+	case cf.params.Any():
 		ix, err = index.OpenOrCreate(ctx, st, m, index.Options{})
 	default:
 		ix, err = index.Open(ctx, st, index.Options{})
@@ -162,7 +163,7 @@ func (f *indexFlags) openOrCreate(ctx context.Context, cf *createFlags, fs *flag
 	if err != nil {
 		st.Close()
 		if errors.Is(err, neardup.ErrOptions) {
-			return nil, false, fmt.Errorf("%w: %s", errUsage, errText(err))
+			return nil, false, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
 		}
 		return nil, false, fmt.Errorf("%s: %w", name, err)
 	}
@@ -199,7 +200,7 @@ func runIndexCreate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		st.Close()
 		if errors.Is(err, neardup.ErrOptions) {
-			return fmt.Errorf("%w: %s", errUsage, errText(err))
+			return fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
 		}
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -220,13 +221,13 @@ Flags:
 func runIndexBuild(ctx context.Context, e *env, args []string) error {
 	var f indexFlags
 	var cf createFlags
-	var in shingleFlags
+	var in cliflags.Input
 	var skip, quiet bool
 	var workers int
 	var cpuProfile string
 	fs := newFlagSet(e, "index build", indexBuildUsage)
 	f.register(fs)
-	in.registerInput(fs)
+	in.RegisterInput(fs)
 	cf.register(fs)
 	fs.BoolVar(&skip, "skip-existing", false, "leave out documents whose id is already in the index (counted)")
 	fs.IntVar(&workers, "workers", 0, "goroutines that shingle and sign (default: the number of CPUs)")
@@ -236,7 +237,7 @@ func runIndexBuild(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	co, _, err := in.options()
+	co, _, err := in.Options()
 	if err != nil {
 		return err
 	}
@@ -352,7 +353,7 @@ func runIndexQuery(ctx context.Context, e *env, args []string) error {
 // --add insert the unique ones).
 func indexAddOrQuery(ctx context.Context, e *env, args []string, insert bool) error {
 	var f indexFlags
-	var in shingleFlags
+	var in cliflags.Input
 	var out string
 	var threshold float64
 	var limit, batch, workers int
@@ -363,7 +364,7 @@ func indexAddOrQuery(ctx context.Context, e *env, args []string, insert bool) er
 	}
 	fs := newFlagSet(e, name, usage)
 	f.register(fs)
-	in.registerInput(fs)
+	in.RegisterInput(fs)
 	fs.StringVar(&out, "output", "-", "write the matches to FILE (\"-\": standard output)")
 	fs.IntVar(&limit, "limit", 0, "at most N matches per document (0: all)")
 	fs.IntVar(&batch, "batch", 512, "documents per transaction (one durable commit each)")
@@ -379,7 +380,7 @@ func indexAddOrQuery(ctx context.Context, e *env, args []string, insert bool) er
 	if err != nil {
 		return err
 	}
-	co, _, err := in.options()
+	co, _, err := in.Options()
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/redisstore"
+	"github.com/neardup/neardup/internal/cliflags"
 	"github.com/neardup/neardup/server"
 	"github.com/neardup/neardup/shingle"
 )
@@ -52,8 +53,8 @@ Flags:
 `
 
 type serveFlags struct {
-	sh     shingleFlags
-	params paramsFlags
+	sh     cliflags.Input
+	params cliflags.Params
 
 	dir, store, addr, tokenFile string
 	keepTexts                   bool
@@ -79,8 +80,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs.DurationVar(&f.writeTimeout, "write-timeout", 30*time.Second, "time from the end of the request header to the end of the answer")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", 120*time.Second, "time a kept-alive connection may wait for its next request")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGTERM or SIGINT, time for requests in flight to finish before connections are closed")
-	f.sh.registerShingle(fs)
-	f.params.register(fs)
+	f.sh.RegisterShingle(fs)
+	f.params.Register(fs)
 	rest, err := parseArgs(fs, args, 0, "")
 	if err != nil {
 		return err
@@ -88,7 +89,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if len(rest) > 0 {
 		return fmt.Errorf("%w: unexpected argument %q (serve takes only flags)", errUsage, rest[0])
 	}
-	f.params.given(fs)
+	f.params.Given(fs)
 	if err := f.check(); err != nil {
 		return err
 	}
@@ -196,11 +197,11 @@ func isLoopback(host string) bool {
 // flags' parameters when the store holds none. It returns the index, its
 // name for messages, and whether it was created.
 func (f *serveFlags) open(ctx context.Context) (*index.Index, string, bool, error) {
-	so, err := f.sh.shingleOptions()
+	so, err := f.sh.ShingleOptions()
 	if err != nil {
 		return nil, "", false, err
 	}
-	want, err := f.params.params(so) // checks the flags even for an existing index
+	want, err := f.params.Params(so) // checks the flags even for an existing index
 	if err != nil {
 		return nil, "", false, err
 	}
@@ -214,7 +215,7 @@ func (f *serveFlags) open(ctx context.Context) (*index.Index, string, bool, erro
 		rs, err := redisstore.Open(ctx, f.store, redisstore.Options{})
 		if err != nil {
 			if errors.Is(err, neardup.ErrOptions) {
-				return nil, "", false, fmt.Errorf("%w: --store %s: %s", errUsage, where, errText(err))
+				return nil, "", false, fmt.Errorf("%w: --store %s: %s", errUsage, where, cliflags.ErrText(err))
 			}
 			return nil, "", false, err
 		}
@@ -251,7 +252,7 @@ func (f *serveFlags) openIndex(ctx context.Context, st index.Store, where string
 	case err != nil:
 		return nil, false, fmt.Errorf("%s: %w", where, err)
 	}
-	if f.params.any() {
+	if f.params.Any() {
 		asked, err := f.askedParams(so, m.Params)
 		if err != nil {
 			return nil, false, err
@@ -260,7 +261,7 @@ func (f *serveFlags) openIndex(ctx context.Context, st index.Store, where string
 			return nil, false, fmt.Errorf("the index in %s was made with %v; the flags differ: %w (leave them out to use the index's)", where, m.Params, err)
 		}
 	}
-	if f.params.set["keep-texts"] && f.keepTexts != m.KeepTexts {
+	if f.params.Set["keep-texts"] && f.keepTexts != m.KeepTexts {
 		return nil, false, fmt.Errorf("the index in %s was made with --keep-texts=%v; it cannot change", where, m.KeepTexts)
 	}
 	ix, err := index.Open(ctx, st, o)
@@ -275,7 +276,7 @@ func (f *serveFlags) openIndex(ctx context.Context, st index.Store, where string
 // and rows are chosen anew when slots, threshold or recall were given
 // without them).
 func (f *serveFlags) askedParams(so shingle.Options, have neardup.Params) (neardup.Params, error) {
-	set := f.params.set
+	set := f.params.Set
 	if !set["shingle"] {
 		so.Mode = have.Shingle.Mode
 	}
@@ -290,21 +291,21 @@ func (f *serveFlags) askedParams(so shingle.Options, have neardup.Params) (neard
 	}
 	pf := f.params
 	if !set["num-perm"] {
-		pf.numPerm = have.Slots
+		pf.NumPerm = have.Slots
 	}
 	if !set["seed"] {
-		pf.seed = have.Seed
+		pf.Seed = have.Seed
 	}
 	if !set["threshold"] {
-		pf.threshold = have.Threshold
+		pf.Threshold = have.Threshold
 	}
 	if !set["recall"] {
-		pf.recall = have.Recall
+		pf.Recall = have.Recall
 	}
 	if !set["bands"] && !set["rows"] && !set["num-perm"] && !set["threshold"] && !set["recall"] {
-		pf.bands, pf.rows = have.LSH.Bands, have.LSH.Rows
+		pf.Bands, pf.Rows = have.LSH.Bands, have.LSH.Rows
 	}
-	return pf.params(so)
+	return pf.Params(so)
 }
 
 // checkIndexDir refuses a directory that holds files but no index: the

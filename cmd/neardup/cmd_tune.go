@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/allpairs"
 	"github.com/neardup/neardup/internal/chart"
+	"github.com/neardup/neardup/internal/cliflags"
 	"github.com/neardup/neardup/lsh"
 )
 
@@ -54,7 +55,7 @@ Flags:
 `
 
 type tuneFlags struct {
-	in shingleFlags
+	in cliflags.Input
 
 	numPerm     int
 	threshold   float64
@@ -113,7 +114,7 @@ type tuneReport struct {
 func runTune(ctx context.Context, e *env, args []string) error {
 	var f tuneFlags
 	fs := newFlagSet(e, "tune", tuneUsage)
-	f.in.register(fs)
+	f.in.Register(fs)
 	fs.IntVar(&f.numPerm, "num-perm", 128, "MinHash signature slots K: b*r <= K")
 	fs.Float64Var(&f.threshold, "threshold", neardup.DefaultThreshold, "Jaccard threshold T (threshold mode)")
 	fs.Float64Var(&f.recall, "recall", neardup.DefaultRecall, "required P(T) (threshold mode)")
@@ -511,7 +512,7 @@ func (h *jaccardHist) expected(p lsh.Params, corpusDocs int64) (perDoc, total fl
 // Jaccard of all their pairs. It returns the histogram and how many
 // documents were read.
 func sampleHist(ctx context.Context, e *env, f *tuneFlags) (*jaccardHist, int, error) {
-	co, so, err := f.in.options()
+	co, so, err := f.in.Options()
 	if err != nil {
 		return nil, 0, err
 	}

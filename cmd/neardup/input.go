@@ -1,11 +1,11 @@
 package main
 
-// Reading corpora, shared by every command that reads one: the input
-// and shingling flags, where each document came from, sampling.
+// Reading corpora, shared by every command that reads one: where each
+// document came from, sampling. The input and shingling flags are
+// cliflags.Input.
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,78 +20,6 @@ import (
 	"github.com/neardup/neardup/internal/sample"
 	"github.com/neardup/neardup/shingle"
 )
-
-// shingleFlags are the flags that say how documents become shingle sets,
-// shared by every command that reads a corpus.
-type shingleFlags struct {
-	format, textField, idField string
-	skipBad, includeBinary     bool
-	mode                       string
-	ngram                      optInt
-	bag                        bool
-}
-
-// register adds the input flags and the shingling flags.
-func (s *shingleFlags) register(fs *flag.FlagSet) {
-	s.registerInput(fs)
-	s.registerShingle(fs)
-}
-
-// registerInput adds the flags that say how to read a corpus.
-func (s *shingleFlags) registerInput(fs *flag.FlagSet) {
-	fs.StringVar(&s.format, "format", "auto", "input format: auto|text|jsonl|csv|tsv|parquet|dir (auto: by extension)")
-	fs.StringVar(&s.textField, "text-field", "", "comma-separated fields/columns joined by a space to make the text (default \"text\")")
-	fs.StringVar(&s.idField, "id-field", "", "field/column holding the document id (default \"id\" when present, else the record number)")
-	fs.BoolVar(&s.skipBad, "skip-bad", false, "skip malformed records (counted in the summary) instead of failing")
-	fs.BoolVar(&s.includeBinary, "include-binary", false, "read binary files of directory inputs too (default: skipped and counted, as a NUL byte in the first 8 KiB shows)")
-	s.mode = "word" // for options() when registerShingle is not used
-}
-
-// registerShingle adds the flags that say how documents become shingles.
-func (s *shingleFlags) registerShingle(fs *flag.FlagSet) {
-	fs.StringVar(&s.mode, "shingle", "word", "shingle mode: word (n-grams of tokens) or char (k-grams of code points)")
-	fs.Var(&s.ngram, "ngram", fmt.Sprintf("shingle length, 1 to %d (default %d for word, %d for char)", shingle.MaxN, shingle.DefaultWordN, shingle.DefaultCharN))
-	fs.BoolVar(&s.bag, "bag", false, "count repeated shingles (multiset Jaccard)")
-}
-
-// options returns the reading and shingling options of the flags.
-func (s *shingleFlags) options() (corpus.Options, shingle.Options, error) {
-	var co corpus.Options
-	so, err := s.shingleOptions()
-	if err != nil {
-		return co, so, err
-	}
-	f, err := corpus.ParseFormat(s.format)
-	if err != nil {
-		return co, so, fmt.Errorf("%w: --format %q: want auto, text, jsonl, csv, tsv, parquet or dir", errUsage, s.format)
-	}
-	co.Format = f
-	if s.textField != "" {
-		for _, t := range strings.Split(s.textField, ",") {
-			if t = strings.TrimSpace(t); t != "" {
-				co.TextFields = append(co.TextFields, t)
-			}
-		}
-	}
-	co.IDField = s.idField
-	co.SkipBad = s.skipBad
-	co.IncludeBinary = s.includeBinary
-	return co, so, nil
-}
-
-// shingleOptions returns the shingling options of the flags
-// (registerShingle), for commands that read no corpus.
-func (s *shingleFlags) shingleOptions() (shingle.Options, error) {
-	m, err := shingle.ParseMode(s.mode)
-	if err != nil {
-		return shingle.Options{}, fmt.Errorf("%w: --shingle %q: want word or char", errUsage, s.mode)
-	}
-	// An explicit --ngram 0 is an error, not the default length.
-	if s.ngram.set && (s.ngram.v < 1 || s.ngram.v > shingle.MaxN) {
-		return shingle.Options{}, fmt.Errorf("%w: --ngram %d: want a length from 1 to %d", errUsage, s.ngram.v, shingle.MaxN)
-	}
-	return shingle.Options{Mode: m, N: s.ngram.v, Bag: s.bag}, nil
-}
 
 func absPath(p string) string {
 	if a, err := filepath.Abs(p); err == nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/atomicfile"
+	"github.com/neardup/neardup/internal/dedupout"
 )
 
 // pending is an output being written: committed only when every output of
@@ -143,15 +144,6 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 	return nil
 }
 
-// escapeField makes an id safe for one TSV field: backslash, tab, newline
-// and carriage return become \\, \t, \n and \r.
-func escapeField(s string) string {
-	if !strings.ContainsAny(s, "\\\t\n\r") {
-		return s
-	}
-	return strings.NewReplacer("\\", `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`).Replace(s)
-}
-
 // writePairs writes id_a, id_b, jaccard, and with --refine edit a fourth
 // column, the edit similarity: every pair (Result.AllPairs, streamed), or
 // with compact the compact listing (Result.Pairs: identical copies as a
@@ -161,11 +153,7 @@ func writePairs(w *bufio.Writer, b *neardup.Batch, res *neardup.Result, compact 
 	edit := b.Options().Refine == neardup.RefineEdit
 	var buf []byte
 	write := func(p neardup.Pair) error {
-		buf = append(buf[:0], escapeField(b.ID(p.A))...)
-		buf = append(buf, '\t')
-		buf = append(buf, escapeField(b.ID(p.B))...)
-		buf = append(buf, '\t')
-		buf = strconv.AppendFloat(buf, p.Jaccard, 'f', 6, 64)
+		buf = dedupout.AppendPair(buf[:0], b.ID(p.A), b.ID(p.B), p.Jaccard)
 		if edit {
 			buf = append(buf, '\t')
 			buf = strconv.AppendFloat(buf, p.Edit, 'f', 6, 64)
@@ -199,23 +187,16 @@ func writePairs(w *bufio.Writer, b *neardup.Batch, res *neardup.Result, compact 
 	return nil
 }
 
-type memberJSON struct {
-	ID      string       `json:"id"`
-	Jaccard json.Number  `json:"jaccard"`
-	Edit    *json.Number `json:"edit,omitempty"` // --refine edit only
-}
+// escapeField, clusterJSON, memberJSON and jnum are dedupout's, shared
+// with the Beam pipeline so that both write the same bytes.
+var escapeField = dedupout.EscapeField
 
-type clusterJSON struct {
-	Cluster        int          `json:"cluster"`
-	Size           int          `json:"size"`
-	Representative string       `json:"representative"`
-	Members        []memberJSON `json:"members"`
-	MinJaccard     json.Number  `json:"min_jaccard"`     // lowest member Jaccard with the representative
-	BelowThreshold int          `json:"below_threshold"` // members below --threshold with the representative
-	Review         bool         `json:"review"`          // over --max-cluster: set aside, nothing dropped
-}
+type (
+	clusterJSON = dedupout.Cluster
+	memberJSON  = dedupout.Member
+)
 
-func jnum(x float64) json.Number { return json.Number(strconv.FormatFloat(x, 'f', 6, 64)) }
+func jnum(x float64) json.Number { return dedupout.Number(x) }
 
 func writeClusters(w *bufio.Writer, b *neardup.Batch, res *neardup.Result) error {
 	enc := json.NewEncoder(w)

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/neardup/neardup/internal/cliflags"
 )
 
 // Exit codes. A run stopped by a signal exits 128 plus the signal number
@@ -26,7 +28,7 @@ var errSilent = errors.New("failed")
 
 // errUsage marks errors in the command line: wrap it ("%w: message"), and
 // run prints the message alone, then a pointer to the command's help.
-var errUsage = errors.New("usage")
+var errUsage = cliflags.ErrUsage
 
 // env is what a command sees of the process.
 type env struct {

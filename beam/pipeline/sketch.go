@@ -1,0 +1,336 @@
+package pipeline
+
+// Stage 1: read, sketch, collapse identical sets, candidates, verification.
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/lsh"
+)
+
+var (
+	cDocs       = beam.NewCounter("neardup", "documents")
+	cEmpty      = beam.NewCounter("neardup", "empty_documents")
+	cSkipped    = beam.NewCounter("neardup", "skipped_bad_records")
+	cBinary     = beam.NewCounter("neardup", "skipped_binary_files")
+	cShingles   = beam.NewCounter("neardup", "shingles")
+	cBytes      = beam.NewCounter("neardup", "text_bytes")
+	cIdentical  = beam.NewCounter("neardup", "identical_documents")
+	cDistinct   = beam.NewCounter("neardup", "distinct_shingle_sets")
+	cCandidates = beam.NewCounter("neardup", "candidate_pairs")
+	cLarge      = beam.NewCounter("neardup", "large_buckets")
+	cVerified   = beam.NewCounter("neardup", "verified_pairs")
+)
+
+// sketched adds the first stage: every document (Doc), the copies of
+// earlier sets (Copy) and the verified pairs between distinct sets (Edge),
+// and the distinct sets themselves (Signed).
+func sketched(s beam.Scope, c Config) (docs, copies, uniq, edges beam.PCollection) {
+	s = s.Scope("sketch")
+	var files []int
+	for i := range c.Files {
+		files = append(files, i)
+	}
+	// Reshuffle so that the files are spread over the workers.
+	fileCol := beam.Reshuffle(s, beam.CreateList(s, files))
+	docs, entries := beam.ParDo2(s.Scope("read"), &readFn{C: c}, fileCol)
+	uniq, copies = beam.ParDo2(s.Scope("collapse"), &collapseFn{C: c}, beam.GroupByKey(s, entries))
+	signed, members := beam.ParDo2(s.Scope("band keys"), &bandFn{C: c}, uniq)
+	pairs := beam.ParDo(s.Scope("candidates"), &bucketFn{C: c}, beam.GroupByKey(s, members))
+	halves := beam.ParDo(s.Scope("join A"), &attachFn{}, beam.CoGroupByKey(s, signed, pairs))
+	edges = beam.ParDo(s.Scope("verify"), &verifyFn{C: c}, beam.CoGroupByKey(s, signed, halves))
+	return docs, copies, uniq, edges
+}
+
+// readFn reads one input file in record order and shingles each document.
+type readFn struct {
+	C  Config
+	sk *neardup.Sketcher
+}
+
+func (f *readFn) Setup() (err error) {
+	f.sk, err = f.C.sketcher()
+	return err
+}
+
+func (f *readFn) ProcessElement(ctx context.Context, file int, emitDoc func(Doc), emitSet func(int64, Entry)) error {
+	r, closeIn, err := openInput(ctx, f.C.Files[file], f.C.Corpus)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	prefix := ""
+	if len(f.C.Names) > 1 {
+		prefix = f.C.Names[file] + ":"
+	}
+	var set []uint64
+	var n, empty, shingles, bytes int64
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		id := rec.ID
+		if id == "" {
+			id = strconv.Itoa(rec.Num)
+		}
+		seq := seqOf(file, rec.Num)
+		set = f.sk.AppendSet(set[:0], rec.Text)
+		d := Doc{Seq: seq, ID: prefix + id, Size: int64(len(rec.Text)), Empty: len(set) == 0}
+		emitDoc(d)
+		n++
+		bytes += d.Size
+		shingles += int64(len(set))
+		if d.Empty {
+			empty++
+			continue
+		}
+		emitSet(int64(neardup.Fingerprint(set)), Entry{Seq: seq, Set: slices.Clone(set)})
+	}
+	cDocs.Inc(ctx, n)
+	cEmpty.Inc(ctx, empty)
+	cShingles.Inc(ctx, shingles)
+	cBytes.Inc(ctx, bytes)
+	cSkipped.Inc(ctx, int64(r.Skipped()))
+	cBinary.Inc(ctx, int64(r.SkippedBinary()))
+	return nil
+}
+
+// openInput opens a local path with corpus.Open (every format, directories
+// included) and a URL through Beam's file systems.
+func openInput(ctx context.Context, path string, o corpus.Options) (*corpus.Reader, func(), error) {
+	if !isURL(path) {
+		r, err := corpus.Open(path, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		return r, func() { r.Close() }, nil
+	}
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	in, err := fs.OpenRead(ctx, path)
+	if err != nil {
+		fs.Close()
+		return nil, nil, err
+	}
+	r, err := corpus.NewReader(in, path, o)
+	if err != nil {
+		in.Close()
+		fs.Close()
+		return nil, nil, err
+	}
+	return r, func() { r.Close(); in.Close(); fs.Close() }, nil
+}
+
+// isURL reports whether path names a file system by its scheme.
+func isURL(path string) bool {
+	i := strings.Index(path, "://")
+	return i > 1 && !strings.ContainsAny(path[:i], `/\`)
+}
+
+// joinPath joins a directory (local or URL) and a name.
+func joinPath(dir, name string) string {
+	if strings.HasSuffix(dir, "/") {
+		return dir + name
+	}
+	return dir + "/" + name
+}
+
+// collapseFn finds the documents with identical sets among those with one
+// fingerprint, as the batch does: each document is compared with the
+// earliest document of its fingerprint, and a copy of it when the sets
+// are equal (their sizes only, under VerifyEstimate); the others are
+// distinct sets. Distinct sets come out signed.
+type collapseFn struct {
+	C  Config
+	sk *neardup.Sketcher
+}
+
+func (f *collapseFn) Setup() (err error) {
+	f.sk, err = f.C.sketcher()
+	return err
+}
+
+func (f *collapseFn) ProcessElement(ctx context.Context, _ int64, next func(*Entry) bool, uniq func(Signed), copies func(Copy)) error {
+	var es []Entry
+	var e Entry
+	for next(&e) {
+		es = append(es, e)
+		e = Entry{}
+	}
+	slices.SortFunc(es, func(a, b Entry) int { return cmp.Compare(a.Seq, b.Seq) })
+	first := es[0]
+	exact := f.C.Verify == neardup.VerifyExact
+	var nu, nc int64
+	for i, e := range es {
+		if i > 0 && len(e.Set) == len(first.Set) && (!exact || slices.Equal(e.Set, first.Set)) {
+			copies(Copy{Seq: e.Seq, Rep: first.Seq})
+			nc++
+			continue
+		}
+		uniq(Signed{Seq: e.Seq, Size: len(e.Set), Set: e.Set, Sig: f.sk.AppendSignature(nil, e.Set)})
+		nu++
+	}
+	cIdentical.Inc(ctx, nc)
+	cDistinct.Inc(ctx, nu)
+	return nil
+}
+
+// bandFn keys a distinct set's sketch by its sequence number, and makes
+// one bucket entry per band, keyed by the band and its key.
+type bandFn struct {
+	C  Config
+	sk *neardup.Sketcher
+}
+
+func (f *bandFn) Setup() (err error) {
+	f.sk, err = f.C.sketcher()
+	return err
+}
+
+func (f *bandFn) ProcessElement(u Signed, signed func(int64, Signed), bucket func(string, Member)) error {
+	if f.C.Verify != neardup.VerifyExact {
+		u.Set = nil
+	}
+	signed(u.Seq, u)
+	for band, key := range f.sk.AppendBandKeys(nil, u.Sig) {
+		bucket(bucketKey(band, key), Member{Seq: u.Seq, Sig: u.Sig})
+	}
+	return nil
+}
+
+// bucketKey is the GroupByKey key of (band, key): 2 + 8 bytes, big-endian.
+func bucketKey(band int, key uint64) string {
+	var b [10]byte
+	binary.BigEndian.PutUint16(b[:], uint16(band))
+	binary.BigEndian.PutUint64(b[2:], key)
+	return string(b[:])
+}
+
+// bucketFn turns a (band, key) group into candidate pairs: the members in
+// sequence order, split into true buckets (equal band values, not just
+// equal keys), paired by lsh.BucketPairs, each pair kept only in its home
+// band, as the batch does.
+type bucketFn struct {
+	C    Config
+	lp   lsh.Params
+	rows int
+}
+
+func (f *bucketFn) Setup() error {
+	p, err := f.C.params()
+	if err != nil {
+		return err
+	}
+	f.lp, f.rows = p.LSH, p.LSH.Rows
+	return nil
+}
+
+func (f *bucketFn) ProcessElement(ctx context.Context, key string, next func(*Member) bool, emit func(int64, Pair)) error {
+	band := int(binary.BigEndian.Uint16([]byte(key)))
+	var ms []Member
+	var m Member
+	for next(&m) {
+		ms = append(ms, m)
+		m = Member{}
+	}
+	values := func(x Member) []uint32 { return x.Sig[band*f.rows : (band+1)*f.rows] }
+	slices.SortFunc(ms, func(a, b Member) int {
+		if c := slices.Compare(values(a), values(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Seq, b.Seq)
+	})
+	maxBucket := max(f.C.MaxBucket, 0)
+	var cands, large int64
+	for lo := 0; lo < len(ms); {
+		hi := lo + 1
+		for hi < len(ms) && slices.Equal(values(ms[hi]), values(ms[lo])) {
+			hi++
+		}
+		b := ms[lo:hi]
+		if maxBucket > 0 && len(b) > maxBucket {
+			large++
+		}
+		lsh.BucketPairs(len(b), maxBucket, func(x, y int) bool {
+			if f.lp.HomeBand(b[x].Sig, b[y].Sig) == band {
+				emit(b[x].Seq, Pair{A: b[x].Seq, B: b[y].Seq})
+				cands++
+			}
+			return true
+		})
+		lo = hi
+	}
+	cCandidates.Inc(ctx, cands)
+	cLarge.Inc(ctx, large)
+	return nil
+}
+
+// attachFn joins A's sketch to its candidate pairs and keys them by B.
+type attachFn struct{}
+
+func (attachFn) ProcessElement(seq int64, signed func(*Signed) bool, pairs func(*Pair) bool, emit func(int64, Half)) {
+	var s Signed
+	if !signed(&s) {
+		return
+	}
+	var p Pair
+	for pairs(&p) {
+		emit(p.B, Half{A: p.A, B: p.B, Size: s.Size, Set: s.Set, Sig: s.Sig})
+	}
+}
+
+// verifyFn joins B's sketch and verifies each pair with the engine's
+// Verifier.
+type verifyFn struct {
+	C Config
+	v *neardup.Verifier
+}
+
+func (f *verifyFn) Setup() (err error) {
+	f.v, err = f.C.verifier()
+	return err
+}
+
+func (f *verifyFn) ProcessElement(ctx context.Context, seq int64, signed func(*Signed) bool, halves func(*Half) bool, emit func(Edge)) error {
+	var s Signed
+	if !signed(&s) {
+		return fmt.Errorf("neardup: candidate pairs of set %d, which has no sketch", seq)
+	}
+	b := sketchOf(s.Size, s.Set, s.Sig)
+	var h Half
+	var n int64
+	for halves(&h) {
+		a := sketchOf(h.Size, h.Set, h.Sig)
+		if j, ok := f.v.Verify(&a, &b); ok {
+			emit(Edge{A: h.A, B: h.B, Jaccard: j})
+			n++
+		}
+	}
+	cVerified.Inc(ctx, n)
+	return nil
+}
+
+// sketchOf is the Sketch a Verifier needs: the set size, the set (nil
+// under VerifyEstimate) and the signature.
+func sketchOf(size int, set []uint64, sig []uint32) neardup.Sketch {
+	return neardup.Sketch{Set: set, Size: size, Signature: sig}
+}
