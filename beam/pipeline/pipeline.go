@@ -78,7 +78,8 @@ type Signed struct {
 	Sig  []uint32
 }
 
-// Member is a distinct set in a band bucket.
+// Member is a distinct set in a band bucket, with the signature values of
+// the bands up to and including that one.
 type Member struct {
 	Seq int64
 	Sig []uint32
@@ -196,13 +197,13 @@ func init() {
 	register.Iter1[Entry]()
 	register.Emitter1[Signed]()
 	register.Emitter1[Copy]()
-	register.DoFn3x1[Signed, func(int64, Signed), func(string, Member), error](&bandFn{})
+	register.DoFn4x1[context.Context, Signed, func(int64, Signed), func(string, Member), error](&bandFn{})
 	register.Emitter2[int64, Signed]()
 	register.Emitter2[string, Member]()
 	register.DoFn4x1[context.Context, string, func(*Member) bool, func(int64, Pair), error](&bucketFn{})
 	register.Iter1[Member]()
 	register.Emitter2[int64, Pair]()
-	register.DoFn4x0[int64, func(*Signed) bool, func(*Pair) bool, func(int64, Half)](&attachFn{})
+	register.DoFn5x0[context.Context, int64, func(*Signed) bool, func(*Pair) bool, func(int64, Half)](&attachFn{})
 	register.Iter1[Signed]()
 	register.Iter1[Pair]()
 	register.Emitter2[int64, Half]()

@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	"github.com/neardup/neardup"
@@ -307,6 +309,39 @@ func TestEmptyAndDuplicateIDsSameAsDedup(t *testing.T) {
 	if !errors.Is(err, ErrDuplicateID) {
 		t.Errorf("--strict-ids with ids given twice: %v, want ErrDuplicateID", err)
 	}
+}
+
+// Inputs and the work directory behind URLs go through Beam's file systems
+// (here the in-memory one, as gs:// would on Dataflow).
+func TestURLInputsAndWork(t *testing.T) {
+	ctx := context.Background()
+	data, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := filesystem.New(ctx, "memfs://in/ads.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	if err := filesystem.Write(ctx, fs, "memfs://in/ads.jsonl", data); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	want := filepath.Join(dir, "want.tsv")
+	if out, err := exec.Command(neardupBin, "dedup", "--quiet", "--pairs", want, sample).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	c, o := config(t, nil, []string{"memfs://in/ads.jsonl"}, "memfs://work")
+	out := Outputs{Pairs: filepath.Join(dir, "got.tsv"), Output: filepath.Join(dir, "unique.jsonl")}
+	if err := CheckOutputs(c, out); err == nil {
+		t.Error("CheckOutputs let --output of an input behind a URL through")
+	}
+	out.Output = ""
+	if _, err := Run(ctx, c, out, o.StrictIDs, prismExec, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	sameLines(t, want, out.Pairs)
 }
 
 // The work files' records read back as written, and a damaged one is an

@@ -33,6 +33,13 @@ var (
 	cCandidates = beam.NewCounter("neardup", "candidate_pairs")
 	cLarge      = beam.NewCounter("neardup", "large_buckets")
 	cVerified   = beam.NewCounter("neardup", "verified_pairs")
+
+	// Payload bytes each GroupByKey moves (keys and values as this package
+	// encodes them; the runner's coders add a few bytes an element).
+	cShufSets  = beam.NewCounter("neardup", "shuffle_bytes_sets")
+	cShufBands = beam.NewCounter("neardup", "shuffle_bytes_bands")
+	cShufJoin  = beam.NewCounter("neardup", "shuffle_bytes_join")
+	cShufEdges = beam.NewCounter("neardup", "shuffle_bytes_edges")
 )
 
 // sketched adds the first stage: every document (Doc), the copies of
@@ -77,7 +84,7 @@ func (f *readFn) ProcessElement(ctx context.Context, file int, emitDoc func(Doc)
 		prefix = f.C.Names[file] + ":"
 	}
 	var set []uint64
-	var n, empty, shingles, bytes int64
+	var n, empty, shingles, bytes, setBytes int64
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -102,7 +109,9 @@ func (f *readFn) ProcessElement(ctx context.Context, file int, emitDoc func(Doc)
 			continue
 		}
 		emitSet(int64(neardup.Fingerprint(set)), Entry{Seq: seq, Set: slices.Clone(set)})
+		setBytes += 16 + 8*int64(len(set))
 	}
+	cShufSets.Inc(ctx, setBytes)
 	cDocs.Inc(ctx, n)
 	cEmpty.Inc(ctx, empty)
 	cShingles.Inc(ctx, shingles)
@@ -206,14 +215,23 @@ func (f *bandFn) Setup() (err error) {
 	return err
 }
 
-func (f *bandFn) ProcessElement(u Signed, signed func(int64, Signed), bucket func(string, Member)) error {
+func (f *bandFn) ProcessElement(ctx context.Context, u Signed, signed func(int64, Signed), bucket func(string, Member)) error {
 	if f.C.Verify != neardup.VerifyExact {
 		u.Set = nil
 	}
 	signed(u.Seq, u)
+	// A band entry carries the signature up to its band: all that the
+	// bucket's split into equal band values and the home-band rule read
+	// (lsh.Params.HomeBand compares only as far as both slices go).
+	rows := f.sk.Params().LSH.Rows
+	var bytes int64
 	for band, key := range f.sk.AppendBandKeys(nil, u.Sig) {
-		bucket(bucketKey(band, key), Member{Seq: u.Seq, Sig: u.Sig})
+		bucket(bucketKey(band, key), Member{Seq: u.Seq, Sig: u.Sig[:(band+1)*rows]})
+		bytes += 10 + 8 + 4*int64((band+1)*rows)
 	}
+	// The sketch goes to both joins.
+	cShufJoin.Inc(ctx, 2*(16+8*int64(len(u.Set))+4*int64(len(u.Sig))))
+	cShufBands.Inc(ctx, bytes)
 	return nil
 }
 
@@ -280,6 +298,7 @@ func (f *bucketFn) ProcessElement(ctx context.Context, key string, next func(*Me
 		lo = hi
 	}
 	cCandidates.Inc(ctx, cands)
+	cShufJoin.Inc(ctx, 24*cands)
 	cLarge.Inc(ctx, large)
 	return nil
 }
@@ -287,15 +306,18 @@ func (f *bucketFn) ProcessElement(ctx context.Context, key string, next func(*Me
 // attachFn joins A's sketch to its candidate pairs and keys them by B.
 type attachFn struct{}
 
-func (attachFn) ProcessElement(seq int64, signed func(*Signed) bool, pairs func(*Pair) bool, emit func(int64, Half)) {
+func (attachFn) ProcessElement(ctx context.Context, seq int64, signed func(*Signed) bool, pairs func(*Pair) bool, emit func(int64, Half)) {
 	var s Signed
 	if !signed(&s) {
 		return
 	}
 	var p Pair
+	n := int64(0)
 	for pairs(&p) {
 		emit(p.B, Half{A: p.A, B: p.B, Size: s.Size, Set: s.Set, Sig: s.Sig})
+		n++
 	}
+	cShufJoin.Inc(ctx, n*(24+8*int64(len(s.Set))+4*int64(len(s.Sig))))
 }
 
 // verifyFn joins B's sketch and verifies each pair with the engine's
@@ -326,6 +348,7 @@ func (f *verifyFn) ProcessElement(ctx context.Context, seq int64, signed func(*S
 		}
 	}
 	cVerified.Inc(ctx, n)
+	cShufEdges.Inc(ctx, 24*n)
 	return nil
 }
 
