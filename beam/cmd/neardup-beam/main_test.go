@@ -57,6 +57,10 @@ func TestProcessWorkersSameAsDedup(t *testing.T) {
 		}
 	}
 
+	sample, err := filepath.Abs(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := filepath.Join(dir, "want")
 	got := filepath.Join(dir, "got")
 	os.Mkdir(want, 0o755)
@@ -74,6 +78,7 @@ func TestProcessWorkersSameAsDedup(t *testing.T) {
 		"--pairs", filepath.Join(got, "pairs.tsv"), "--clusters", filepath.Join(got, "clusters.jsonl"),
 		"--output", filepath.Join(got, "unique.jsonl"), sample)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	cmd.Dir = dir // the boot program writes pipeline_options.json there
 	// Workers inherit the output: a file, not a pipe, so that waiting for
 	// the command does not wait for them.
 	logName := filepath.Join(dir, "log")
