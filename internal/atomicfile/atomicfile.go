@@ -20,13 +20,26 @@ import (
 // file (other methods of the embedded *os.File report its own name).
 type File struct {
 	*os.File
-	path string
-	done bool
+	path   string
+	done   bool
+	direct bool // path is not a regular file: written in place
 }
 
 // Create starts writing path. Nothing appears at path until Commit. The
 // temporary file is created in path's directory, named "." + base + ".tmp*".
+//
+// A path that exists and is not a regular file or a directory (/dev/null,
+// /dev/stdout, a named pipe) cannot be replaced atomically, and renaming
+// over it would destroy it: it is opened and written in place instead,
+// Commit closes it and Abort leaves what was written.
 func Create(path string) (*File, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, fmt.Errorf("create %s: %w", path, pathless(err))
+		}
+		return &File{File: f, path: path, direct: true}, nil
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -82,6 +95,12 @@ func (f *File) Commit() error {
 		return fmt.Errorf("commit %s: already finished", f.path)
 	}
 	f.done = true
+	if f.direct {
+		if err := f.File.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", f.path, pathless(err))
+		}
+		return nil
+	}
 	tmp := f.File.Name()
 	fail := func(err error) error {
 		os.Remove(tmp)
@@ -113,9 +132,10 @@ func (f *File) Abort() {
 		return
 	}
 	f.done = true
-	tmp := f.File.Name()
 	f.File.Close()
-	os.Remove(tmp)
+	if !f.direct {
+		os.Remove(f.File.Name())
+	}
 }
 
 // syncDir fsyncs directory dir, so that a rename into it is durable. File
