@@ -4,11 +4,30 @@ import (
 	"encoding/binary"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/width"
 )
+
+// isWide reports whether white space next to r on both sides is not kept
+// in Char mode: r is East Asian Wide or Fullwidth (UAX #11) and not
+// Hangul, or of the Thai, Lao, Khmer or Myanmar script. Text in those is
+// written without spaces, so a line break between two such characters is
+// where a line wrapped, not a word break.
+func isWide(r rune) bool {
+	if r < 0x0E00 {
+		return false
+	}
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return !unicode.Is(unicode.Hangul, r)
+	}
+	return unicode.In(r, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
+}
 
 var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // normalize writes the lower-cased, space-folded, trimmed text into s.norm
+// (a run of white space between two isWide code points left out)
 // followed by 8 zero bytes, and returns the length of the normalised text,
 // its number of code points and whether it is all ASCII.
 func (s *Shingler) normalize(text []byte) (size, runes int, ascii bool) {
@@ -19,7 +38,8 @@ func (s *Shingler) normalize(text []byte) (size, runes int, ascii bool) {
 		norm = make([]byte, 0, len(text)+len(text)/8+16)
 	}
 	ascii = true
-	pending := false // a space is owed before the next non-space
+	pending := false  // a space is owed before the next non-space
+	lastWide := false // the last code point written is isWide
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c < utf8.RuneSelf {
@@ -38,6 +58,7 @@ func (s *Shingler) normalize(text []byte) (size, runes int, ascii bool) {
 			}
 			norm = append(norm, c)
 			runes++
+			lastWide = false
 			continue
 		}
 		r, n := utf8.DecodeRune(text[i:])
@@ -47,11 +68,12 @@ func (s *Shingler) normalize(text []byte) (size, runes int, ascii bool) {
 			pending = len(norm) > 0
 			continue
 		}
-		if pending {
+		wide := r >= soloMin && isWide(r)
+		if pending && !(lastWide && wide) {
 			norm = append(norm, ' ')
 			runes++
-			pending = false
 		}
+		pending, lastWide = false, wide
 		if r >= utf8.RuneSelf {
 			ascii = false
 		}

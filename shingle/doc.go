@@ -8,22 +8,50 @@
 //
 // # Shingles
 //
-// Both modes first lower-case the text exactly as [strings.ToLower] does:
-// each rune r becomes [unicode.ToLower](r), and each byte that is not part
-// of valid UTF-8 (as decoded by [utf8.DecodeRune], one byte at a time)
+// With [Options].NFKC the text is first put in Unicode Normalization Form
+// KC ([golang.org/x/text/unicode/norm], NFKC); otherwise it is taken as it
+// is. Both modes then lower-case the text exactly as [strings.ToLower]
+// does: each rune r becomes [unicode.ToLower](r), and each byte that is not
+// part of valid UTF-8 (as decoded by [utf8.DecodeRune], one byte at a time)
 // becomes U+FFFD, which is neither a letter, a digit nor a space.
 //
-// Word mode (the default, N defaults to [DefaultWordN]): the tokens are the
-// maximal runs of runes for which [unicode.IsLetter] or [unicode.IsDigit]
-// holds (tested on the lower-cased rune); everything else separates tokens.
-// A shingle is N consecutive tokens. A text with at least one but fewer
-// than N tokens has exactly one shingle: all its tokens.
+// Word mode (the default, N defaults to [DefaultWordN]): each lower-cased
+// rune is one of
+//   - solo: a letter or digit ([unicode.IsLetter] or [unicode.IsDigit]) of
+//     a script written without spaces between words, [unicode.Han],
+//     [unicode.Hiragana], [unicode.Katakana], [unicode.Thai], [unicode.Lao],
+//     [unicode.Khmer] or [unicode.Myanmar], or U+30FC KATAKANA-HIRAGANA
+//     PROLONGED SOUND MARK;
+//   - word: any other letter or digit;
+//   - mark: a combining mark ([unicode.M]);
+//   - separator: anything else.
+//
+// Reading the runes in order, a solo rune always starts a new token, which
+// nothing but marks may continue; a word rune continues the current token
+// unless that token began with a solo rune, else starts one; a mark
+// continues the current token, and is a separator when there is none (at
+// the start of the text or after a separator); a separator ends the
+// current token. So the tokens of text in Latin, Cyrillic, Greek, Hangul
+// and other scripts with spaces are the maximal runs of letters and digits,
+// with their combining marks; a word in Devanagari, Thai or decomposed
+// Latin is never cut at a vowel sign, virama or accent; and each Han, kana,
+// Thai, Lao, Khmer or Myanmar character is a token, so that word n-grams
+// there are character n-grams and white space or a line break between two
+// of them changes nothing. A shingle is N consecutive tokens. A text with
+// at least one but fewer than N tokens has exactly one shingle: all its
+// tokens. (Before neardup.SketchVersion 2, a token was a
+// maximal run of letters and digits, with no solo runes and no marks.)
 //
 // Char mode (N defaults to [DefaultCharN]): the lower-cased text has every
-// run of white space ([unicode.IsSpace]) replaced by one space U+0020 and
-// leading and trailing white space removed. A shingle is N consecutive code
-// points (not bytes). A non-empty normalised text of at most N code points
-// has exactly one shingle: the whole text.
+// run of white space ([unicode.IsSpace]) replaced by one space U+0020,
+// leading and trailing white space removed, and a run of white space
+// removed altogether when the code points just before and just after it
+// are both wide: East Asian Wide or Fullwidth ([golang.org/x/text/width])
+// and not [unicode.Hangul], or of the [unicode.Thai], [unicode.Lao],
+// [unicode.Khmer] or [unicode.Myanmar] script; in text written without
+// spaces, a line break is where a line wrapped, not a word break. A
+// shingle is N consecutive code points (not bytes). A non-empty normalised
+// text of at most N code points has exactly one shingle: the whole text.
 //
 // A text with no token (Word) or no code point other than white space
 // (Char) has no shingles. The set of a text is the set of its shingles'

@@ -12,14 +12,17 @@ func FuzzAppendSet(f *testing.F) {
 	for _, s := range []string{
 		"", " ", "The quick brown fox", "a a a a", "possibilitÃ  \xff\xfe", "Привет, мир! 日本語",
 		"İstanbul \u212a ẞ Ⱥ", "\u00a0x\u3000y\u2028", "abcdefghijklmnopq", "e\u0301", "😀👍🏽",
+		"日本語の\nテキスト ＬＩＮＵＸ", "हिन्दी भाषा", "ภาษา\nไทย กิน", "العَرَبِيَّة", "Tie\u0302\u0301ng", "ｶﾀｶﾅ ﬁ", "\u0301x漢\u0301",
 	} {
 		f.Add([]byte(s), uint8(0), uint8(0))
 		f.Add([]byte(s), uint8(1), uint8(4))
 		f.Add([]byte(s), uint8(2), uint8(1))
 		f.Add([]byte(s), uint8(3), uint8(7))
+		f.Add([]byte(s), uint8(4), uint8(3))
+		f.Add([]byte(s), uint8(5), uint8(2))
 	}
 	f.Fuzz(func(t *testing.T, text []byte, mode, n uint8) {
-		o := Options{Mode: Mode(mode & 1), N: int(n % 10), Bag: mode&2 != 0}
+		o := Options{Mode: Mode(mode & 1), N: int(n % 10), Bag: mode&2 != 0, NFKC: mode&4 != 0}
 		s, err := New(o)
 		if err != nil {
 			t.Fatal(err)

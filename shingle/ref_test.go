@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+	"golang.org/x/text/width"
 )
 
 // This file holds the slow, obviously correct reference: it follows the
@@ -24,9 +27,12 @@ func refShingles(text string, o Options) (keys []string, parts [][]string) {
 			n = DefaultCharN
 		}
 	}
+	if o.NFKC {
+		text = norm.NFKC.String(text)
+	}
 	low := strings.ToLower(text)
 	if o.Mode == Word {
-		toks := strings.FieldsFunc(low, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		toks := refTokens(low)
 		if len(toks) == 0 {
 			return nil, nil
 		}
@@ -39,7 +45,7 @@ func refShingles(text string, o Options) (keys []string, parts [][]string) {
 		}
 		return keys, parts
 	}
-	rs := []rune(strings.Join(strings.Fields(low), " "))
+	rs := refCharText(low)
 	if len(rs) == 0 {
 		return nil, nil
 	}
@@ -52,6 +58,65 @@ func refShingles(text string, o Options) (keys []string, parts [][]string) {
 		parts = append(parts, []string{k})
 	}
 	return keys, parts
+}
+
+// refTokens cuts lower-cased text into word tokens as the package doc
+// says, one rune at a time: a letter or digit of a script written without
+// spaces (or U+30FC) is a token of its own, other letters and digits run
+// together, a combining mark joins the token before it, anything else
+// separates.
+func refTokens(low string) []string {
+	var toks []string
+	var cur []rune
+	curSolo := false
+	flush := func() {
+		if len(cur) > 0 {
+			toks = append(toks, string(cur))
+		}
+		cur, curSolo = nil, false
+	}
+	for _, r := range low {
+		letter := unicode.IsLetter(r) || unicode.IsDigit(r)
+		solo := letter && (r == 0x30FC || unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana,
+			unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar))
+		switch {
+		case solo:
+			flush()
+			cur, curSolo = []rune{r}, true
+		case letter:
+			if curSolo {
+				flush()
+			}
+			cur = append(cur, r)
+		case unicode.Is(unicode.M, r) && len(cur) > 0:
+			cur = append(cur, r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return toks
+}
+
+// refCharText is the Char mode normalisation of lower-cased text: runs of
+// white space folded to one space and trimmed, and dropped between two
+// wide characters (East Asian W or F but not Hangul, or Thai, Lao, Khmer,
+// Myanmar).
+func refCharText(low string) []rune {
+	wide := func(r rune) bool {
+		k := width.LookupRune(r).Kind()
+		return (k == width.EastAsianWide || k == width.EastAsianFullwidth) && !unicode.Is(unicode.Hangul, r) ||
+			unicode.In(r, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
+	}
+	var rs []rune
+	for _, f := range strings.Fields(low) {
+		fr := []rune(f)
+		if len(rs) > 0 && !(wide(rs[len(rs)-1]) && wide(fr[0])) {
+			rs = append(rs, ' ')
+		}
+		rs = append(rs, fr...)
+	}
+	return rs
 }
 
 // refMum is mum computed by schoolbook multiplication of 32-bit halves,

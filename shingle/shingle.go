@@ -3,6 +3,8 @@ package shingle
 import (
 	"errors"
 	"fmt"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Mode selects how text is cut into shingles.
@@ -56,6 +58,11 @@ type Options struct {
 	Mode Mode
 	N    int  // shingle length in tokens (Word) or code points (Char); 0 means the mode's default
 	Bag  bool // count repeated shingles as distinct elements (shingle, occurrence)
+	// NFKC applies Unicode Normalization Form KC to the text first, so
+	// that full-width and half-width forms, ligatures and other
+	// compatibility characters (ＬＩＮＵＸ and LINUX, ｶﾀｶﾅ and カタカナ,
+	// ﬁ and fi) and composed and decomposed accents compare equal.
+	NFKC bool
 }
 
 // Shingler cuts text into shingle hashes. It keeps scratch buffers, so it is
@@ -64,11 +71,13 @@ type Options struct {
 type Shingler struct {
 	o Options // N resolved
 
-	ring    []uint64 // Word: last N token hashes, stored twice (see appendWord)
-	norm    []byte   // Char: normalised text followed by 8 zero bytes
-	scratch []uint64 // sort: bucket sort destination
-	counts  []int32  // sort: bucket counts
-	tokBuf  []byte   // AppendTokens: the current token
+	ring    []uint64  // Word: last N token hashes, stored twice (see appendWord)
+	norm    []byte    // Char: normalised text followed by 8 zero bytes
+	scratch []uint64  // sort: bucket sort destination
+	counts  []int32   // sort: bucket counts
+	tokBuf  []byte    // AppendTokens: the current token
+	nfkc    []byte    // NFKC: the normalised text
+	iter    norm.Iter // NFKC: the normaliser
 }
 
 // New returns a Shingler for o. It returns an error wrapping
@@ -109,6 +118,7 @@ func (s *Shingler) Options() Options { return s.o }
 // Shingler's scratch buffers must grow for a document larger than any it
 // has seen before.
 func (s *Shingler) AppendSet(dst []uint64, text []byte) []uint64 {
+	text = s.form(text)
 	base := len(dst)
 	if s.o.Mode == Word {
 		dst = s.appendWord(dst, text)
@@ -116,6 +126,24 @@ func (s *Shingler) AppendSet(dst []uint64, text []byte) []uint64 {
 		dst = s.appendChar(dst, text)
 	}
 	return dst[:base+s.finish(dst[base:])]
+}
+
+// form returns text in NFKC under Options.NFKC (in the Shingler's buffer,
+// unless text is already normalised), else text.
+func (s *Shingler) form(text []byte) []byte {
+	if !s.o.NFKC || norm.NFKC.QuickSpan(text) == len(text) {
+		return text
+	}
+	// A norm.Iter kept in the Shingler, appending into its buffer: no
+	// allocation once the buffer is large enough (norm.Form.Append and
+	// Transform allocate on every call).
+	buf := s.nfkc[:0]
+	s.iter.Init(norm.NFKC, text)
+	for !s.iter.Done() {
+		buf = append(buf, s.iter.Next()...)
+	}
+	s.nfkc = buf
+	return buf
 }
 
 // AppendSetString is AppendSet for a string. It does not copy text.

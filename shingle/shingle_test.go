@@ -26,7 +26,9 @@ var (
 		"١٢٣", "٤٥", "Ⅻ", "²", "½",
 		"İstanbul", "ISTANBUL", "\u212a", "K", "k", "ẞ", "ß", "Σ", "σ", "ς", "ǅ", "Ⱥ", "ⱥ",
 		"e\u0301", "n\u0303o", "possibilitÃ ", "Ã©tÃ©", "â€™", "Ã",
-		"😀", "👍🏽", "a😀b", "🇫🇷",
+		"😀", "👍🏽", "a😀b", "🇫🇷", "👩‍💻", "́x", "漢́", "abc漢字def", "テスド",
+		"ภาษาไทย", "กิน", "हिन्दी", "বাংলা", "தமிழ்", "العَرَبِيَّة", "שָׁלוֹם", "Tiếng Việt", "Tiếng Việt",
+		"コーヒー", "ＬＩＮＵＸ", "２０２６", "ｶﾀｶﾅ", "ﬁ", "㍿", "Ⅻ", "ພາສາລາວ", "ភាសាខ្មែរ", "မြန်မာ", "ひらがな", "中文文本",
 		"\xff", "\xc3", "\xe2\x82", "\xed\xa0\x80", "ab\xffcd", "\xc3\xa9", "\xf0\x9f", "\x80\x80",
 		"\x00", "\x01", "\ufffd",
 	}
@@ -105,6 +107,7 @@ func allModes() []Options {
 			for _, bag := range []bool{false, true} {
 				os = append(os, Options{Mode: m, N: n, Bag: bag})
 			}
+			os = append(os, Options{Mode: m, N: n, NFKC: true})
 		}
 	}
 	return os
@@ -316,9 +319,20 @@ func TestGolden(t *testing.T) {
 	f(Options{Mode: Word, N: 2}, "Привет мир, café!", 0x223eed1282a2f44d, 0x397458ced60fedb4)
 	f(Options{Mode: Char, N: 5}, "Hello  World", 0x2f10b6fa3f118dfb, 0x3c001ee9903d4a56, 0x5ffc2745d488125b,
 		0xad64c90a2f921767, 0xc24034a39d46dd15, 0xe85dfbb74f3baebc, 0xf9266717562a4d28)
-	f(Options{Mode: Char, N: 3}, "日本語 テキスト", 0x11cfc174d6f8fdde, 0x1abb36a4ae80b111, 0x1d3d8e8c110dcd8f,
-		0x1f2848f9cdfef123, 0x59c5761fe3b593cf, 0x71ce3e3b08db97a8)
+	// SketchVersion 2: no space between two wide characters in Char mode.
+	f(Options{Mode: Char, N: 3}, "日本語 テキスト", 0x80cce9505ac4d0f, 0x11cfc174d6f8fdde, 0x1d3d8e8c110dcd8f,
+		0x71ce3e3b08db97a8, 0xeb99b4bb6f7dd611)
 	f(Options{Mode: Char, N: 5}, "\xffAb", 0x682a6fa8bba045f)
+	// SketchVersion 2: each Han, kana, Thai... character is a token (a line
+	// break between two changes nothing), a combining mark belongs to the
+	// token before it (Devanagari vowel signs, a decomposed accent).
+	f(Options{Mode: Word, N: 2}, "日本語のテキスト\nです", 0xa7c0ff82ed294c, 0x1959c09a178d8167, 0x43ffb594863db4cc,
+		0x5b1b1a1fd0daa98f, 0x68a20816580b8408, 0x7445811061a19caf, 0x8d0b948fd71830ee, 0x8de06e363454f71c, 0xda8e60976d0fde8e)
+	f(Options{Mode: Word, N: 1}, "हिन्दी भाषा", 0x83922f859cac477a, 0xb6d79d1485628b42)
+	f(Options{Mode: Word, N: 1}, "cafe\u0301 ภาษาไทย", 0x3b304acf2ff9b7bf, 0x4f58d5adae90d9e1, 0xa505d1fadd0d831f,
+		0xb1f78e04d563a67b, 0xc9fa6660186a663f, 0xf97aecf8a7bcf060, 0xfa4bb67872b28d7d)
+	f(Options{Mode: Char, N: 2}, "ภาษา\nไทย", 0x16a434ac358bd4ba, 0x2a6add18bf4c4827, 0x3624ba9d926dfb04,
+		0x9438c752178314eb, 0xcefacc6106cd3cff, 0xd3966078e0a7c224)
 
 	// Word mode: fewer tokens than N, no token, the chained hash of N > 3
 	// (the ring rather than registers), tokens across 8-byte chunks,

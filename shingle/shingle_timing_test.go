@@ -46,6 +46,8 @@ func BenchmarkAppendSet(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 1))
 	mixed := []byte(randText(r, 300))
 	ru := []byte(strings.Repeat("Съешь же ещё этих мягких французских булок, да выпей чаю. ", 14))
+	it := []byte(strings.Repeat("Affittasi monolocale arredato, libero da subito; è vicino all'università e alla città. ", 10))
+	ja := []byte(strings.Repeat("吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。\n", 12))
 	for _, c := range []struct {
 		name string
 		o    Options
@@ -56,6 +58,9 @@ func BenchmarkAppendSet(b *testing.B) {
 		{"char/en", Options{Mode: Char}, en},
 		{"word/ru", Options{Mode: Word}, ru},
 		{"char/ru", Options{Mode: Char}, ru},
+		{"word/it", Options{Mode: Word}, it},
+		{"word/ja", Options{Mode: Word}, ja},
+		{"char/ja", Options{Mode: Char}, ja},
 		{"word/mixed", Options{Mode: Word}, mixed},
 		{"char/mixed", Options{Mode: Char}, mixed},
 	} {

@@ -40,9 +40,12 @@ func (s *Shingler) AppendTokenStrings(dst []string, text []byte) []string {
 // code point of the normalised text in Char mode (' ' for a run of white
 // space, none leading or trailing).
 func (s *Shingler) eachToken(text []byte, word func(tok []byte), char func(r rune)) {
+	text = s.form(text)
 	tok := s.tokBuf[:0]
-	space := false // Char: a space is pending
-	any := false   // Char: a code point was emitted
+	space := false    // Char: a space is pending
+	any := false      // Char: a code point was emitted
+	solo := false     // Word: tok is a solo rune and its marks
+	lastWide := false // Char: the last code point emitted is isWide
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRune(text[i:])
 		i += n
@@ -52,21 +55,36 @@ func (s *Shingler) eachToken(text []byte, word func(tok []byte), char func(r run
 				space = any // leading space is trimmed
 				continue
 			}
-			if space {
+			wide := isWide(r)
+			if space && !(lastWide && wide) {
 				char(' ')
 			}
-			space = false
+			space, lastWide = false, wide
 			any = true
 			char(r)
 			continue
 		}
-		if isTokenRune(r) {
+		switch {
+		case isTokenRune(r) && isSolo(r):
+			if len(tok) > 0 {
+				word(tok)
+			}
+			tok, solo = utf8.AppendRune(tok[:0], r), true
+			continue
+		case isTokenRune(r):
+			if solo {
+				word(tok)
+				tok, solo = tok[:0], false
+			}
+			tok = utf8.AppendRune(tok, r)
+			continue
+		case isMark(r) && len(tok) > 0:
 			tok = utf8.AppendRune(tok, r)
 			continue
 		}
 		if len(tok) > 0 {
 			word(tok)
-			tok = tok[:0]
+			tok, solo = tok[:0], false
 		}
 	}
 	if len(tok) > 0 {

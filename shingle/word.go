@@ -12,6 +12,40 @@ func isTokenRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
+// soloScripts are the scripts written without spaces between words: each
+// of their letters and digits is a token of its own.
+var soloScripts = []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana,
+	unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar}
+
+// prolonged is KATAKANA-HIRAGANA PROLONGED SOUND MARK (ー), a letter of
+// the Common script that only occurs in Japanese kana words.
+const prolonged = 0x30FC
+
+// soloMin is the first rune isSolo may report (Thai); markMin the first
+// combining mark. Below them the look-ups are skipped.
+const (
+	soloMin = 0x0E00
+	markMin = 0x0300
+)
+
+// isSolo reports whether the token rune r is a token by itself: a letter or
+// digit of a script in soloScripts, or U+30FC.
+func isSolo(r rune) bool {
+	switch {
+	case r < soloMin: // below Thai: Latin, Greek, Cyrillic, Hebrew, Arabic, Indic, ...
+		return false
+	case 0xAC00 <= r && r <= 0xD7A3: // Hangul syllables
+		return false
+	}
+	return r == prolonged || unicode.In(r, soloScripts...)
+}
+
+// isMark reports whether r is a combining mark (category M), which belongs
+// to the token it follows.
+func isMark(r rune) bool {
+	return r >= markMin && unicode.Is(unicode.M, r)
+}
+
 // isASCIIAlnum reports whether c is an ASCII letter or digit.
 func isASCIIAlnum(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
@@ -146,17 +180,19 @@ func (s *Shingler) appendWord(dst []uint64, text []byte) []uint64 {
 // slowToken hashes the token that starts at text[i], whose first rune is
 // known to be a token rune, and returns its hash and end. It handles any
 // mix of ASCII, multi-byte and invalid UTF-8, streaming the lower-cased
-// bytes into H without buffering them.
+// bytes into H without buffering them. A token is a run of non-solo token
+// runes, or one solo rune, either followed by any combining marks.
 func slowToken(text []byte, i int) (uint64, int) {
 	h := uint64(k0)
 	var w uint64 // pending bytes of the current chunk, little-endian
 	var nb uint  // number of pending bytes
 	n := 0       // token length in bytes
 	var enc [utf8.UTFMax]byte
+	solo := false // the token is a solo rune (and its marks)
 	for i < len(text) {
 		c := text[i]
 		if c < utf8.RuneSelf {
-			if !isASCIIAlnum(c) {
+			if solo || !isASCIIAlnum(c) {
 				break
 			}
 			w |= uint64(c|0x20) << (8 * nb)
@@ -171,7 +207,19 @@ func slowToken(text []byte, i int) (uint64, int) {
 		}
 		r, size := utf8.DecodeRune(text[i:])
 		r = unicode.ToLower(r)
-		if !isTokenRune(r) {
+		if isTokenRune(r) {
+			// A solo rune is a whole token: it ends the token before it
+			// and starts its own, which only marks may continue. (The
+			// range checks keep the common scripts off the table look-ups.)
+			if r >= soloMin && isSolo(r) {
+				if n > 0 {
+					break
+				}
+				solo = true
+			} else if solo {
+				break
+			}
+		} else if n == 0 || r < markMin || !unicode.Is(unicode.M, r) {
 			break
 		}
 		m := utf8.EncodeRune(enc[:], r)

@@ -55,6 +55,7 @@ type analyzeFlags struct {
 	ngram      string
 	char       string
 	bag        bool
+	nfkc       bool // --normalize nfkc
 	cutoffs    string
 	examples   int
 	width      int
@@ -80,6 +81,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 	// The input flags of dedup, by hand: cliflags.Input.Register would also
 	// define --shingle and --ngram, which mean something else here.
 	f.in.RegisterInput(fs)
+	f.in.RegisterNormalize(fs)
 	fs.IntVar(&f.sample, "sample", 2000, "documents in the sample (all pairs: n(n-1)/2 per length)")
 	fs.Uint64Var(&f.seed, "sample-seed", 1, "seed of the random sample: same seed and input, same sample")
 	fs.StringVar(&f.ngram, "ngram", "1-7", "word shingle lengths: a list of lengths and ranges, e.g. 1-7 or 2,3,5 (\"\": none)")
@@ -98,10 +100,11 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	co, _, err := f.in.Options()
+	co, so, err := f.in.Options()
 	if err != nil {
 		return err
 	}
+	f.nfkc = so.NFKC
 	var lens []shingleLen
 	for _, m := range []struct {
 		flag, spec string
@@ -156,7 +159,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 	stop := startProgress(e, f.quiet || f.noProgress, pr)
 	defer stop()
 	pr.set("reading", 0)
-	smp, err := readSample(ctx, e, src, inputs, co, f.sample, f.seed)
+	smp, err := readSample(ctx, e, src, inputs, co, f.sample, f.seed, f.nfkc)
 	if err != nil {
 		return err
 	}
@@ -168,7 +171,7 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 	res := make([]*lenResult, len(lens))
 	for i, l := range lens {
 		pr.set(fmt.Sprintf("all pairs of the sample, %s %d-grams (%d of %d lengths)", l.mode, l.n, i+1, len(lens)), int64(len(smp.docs)-1))
-		if res[i], err = analyzeLength(ctx, smp, l, f.bag, cutoffs, f.examples, workers, pr); err != nil {
+		if res[i], err = analyzeLength(ctx, smp, l, shingle.Options{Bag: f.bag, NFKC: f.nfkc}, cutoffs, f.examples, workers, pr); err != nil {
 			return err
 		}
 	}
@@ -262,14 +265,14 @@ type docSample struct {
 // sample of k of the non-empty ones (all of them when there are fewer),
 // copying the text of a document only when it enters the sample. Slots
 // replaced later reuse their buffer.
-func readSample(ctx context.Context, e *env, src *source, inputs []string, co corpus.Options, k int, seed uint64) (*docSample, error) {
+func readSample(ctx context.Context, e *env, src *source, inputs []string, co corpus.Options, k int, seed uint64, nfkc bool) (*docSample, error) {
 	r := sample.New(k, seed)
 	s := &docSample{}
 	slots := make([]sampledDoc, 0, min(k, 1<<16))
 	// A document with no word token has no shingles in any mode or length
 	// (char shingles need a code point that is not a space, and every
 	// token is one): the word tokenizer of package shingle decides.
-	words, err := shingle.New(shingle.Options{Mode: shingle.Word, N: 1})
+	words, err := shingle.New(shingle.Options{Mode: shingle.Word, N: 1, NFKC: nfkc})
 	if err != nil {
 		return nil, err
 	}
@@ -387,8 +390,8 @@ type lenResult struct {
 // the exact Jaccard of all pairs (allpairs.All) on the given number of
 // workers. Each worker counts into its own histogram; nothing is allocated
 // per pair.
-func analyzeLength(ctx context.Context, smp *docSample, l shingleLen, bag bool, cutoffs []float64, examples, workers int, pr *progress) (*lenResult, error) {
-	sh, err := shingle.New(shingle.Options{Mode: l.mode, N: l.n, Bag: bag})
+func analyzeLength(ctx context.Context, smp *docSample, l shingleLen, base shingle.Options, cutoffs []float64, examples, workers int, pr *progress) (*lenResult, error) {
+	sh, err := shingle.New(shingle.Options{Mode: l.mode, N: l.n, Bag: base.Bag, NFKC: base.NFKC})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}

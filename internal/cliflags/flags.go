@@ -198,7 +198,7 @@ func (f *Params) Given(fs *flag.FlagSet) {
 // Any reports whether any flag that defines Params (these and Input's
 // shingling flags) was given, as recorded by Given.
 func (f *Params) Any() bool {
-	for _, n := range []string{"num-perm", "seed", "threshold", "recall", "bands", "rows", "shingle", "ngram", "bag"} {
+	for _, n := range []string{"num-perm", "seed", "threshold", "recall", "bands", "rows", "shingle", "ngram", "bag", "normalize"} {
 		if f.Set[n] {
 			return true
 		}

@@ -18,6 +18,7 @@ type Input struct {
 	mode                       string
 	ngram                      OptInt
 	bag                        bool
+	normalize                  string
 }
 
 // Register adds the input flags and the shingling flags.
@@ -43,6 +44,13 @@ func (s *Input) RegisterShingle(fs *flag.FlagSet) {
 	fs.StringVar(&s.mode, "shingle", "word", "shingle mode: word (n-grams of tokens) or char (k-grams of code points)")
 	fs.Var(&s.ngram, "ngram", fmt.Sprintf("shingle length, 1 to %d (default %d for word, %d for char)", shingle.MaxN, shingle.DefaultWordN, shingle.DefaultCharN))
 	fs.BoolVar(&s.bag, "bag", false, "count repeated shingles (multiset Jaccard)")
+	s.RegisterNormalize(fs)
+}
+
+// RegisterNormalize adds --normalize alone, for commands with shingle
+// flags of their own (RegisterShingle adds it too).
+func (s *Input) RegisterNormalize(fs *flag.FlagSet) {
+	fs.StringVar(&s.normalize, "normalize", "none", "nfkc: Unicode NFKC before lower-casing, so full-width and half-width forms, ligatures and composed and decomposed accents compare equal")
 }
 
 // Format returns the --format value as given, unchecked ("auto" by
@@ -88,5 +96,13 @@ func (s *Input) ShingleOptions() (shingle.Options, error) {
 	if s.ngram.set && (s.ngram.v < 1 || s.ngram.v > shingle.MaxN) {
 		return shingle.Options{}, fmt.Errorf("%w: --ngram %d: want a length from 1 to %d", ErrUsage, s.ngram.v, shingle.MaxN)
 	}
-	return shingle.Options{Mode: m, N: s.ngram.v, Bag: s.bag}, nil
+	var nfkc bool
+	switch s.normalize {
+	case "", "none":
+	case "nfkc", "NFKC":
+		nfkc = true
+	default:
+		return shingle.Options{}, fmt.Errorf("%w: --normalize %q: want none or nfkc", ErrUsage, s.normalize)
+	}
+	return shingle.Options{Mode: m, N: s.ngram.v, Bag: s.bag, NFKC: nfkc}, nil
 }
