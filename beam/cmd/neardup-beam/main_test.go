@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,27 @@ import (
 )
 
 const sample = "../../../testdata/sample/ads.jsonl"
+
+// beamBin is this command, built once for the tests (a 225 MB link).
+var beamBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "neardup-beam-cmd-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	beamBin = filepath.Join(dir, "neardup-beam")
+	cmd := exec.Command("go", "build", "-o", beamBin, ".")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "go build:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
 
 // build builds a program into dir and returns its path.
 func build(t *testing.T, dir, name string, args ...string) string {
@@ -39,7 +61,7 @@ func TestProcessWorkersSameAsDedup(t *testing.T) {
 		t.Skip("separate worker processes take half a minute")
 	}
 	dir := t.TempDir()
-	bin := build(t, dir, "neardup-beam", ".")
+	bin := beamBin
 	boot := build(t, dir, "boot", "github.com/apache/beam/sdks/v2/go/container")
 	single := build(t, dir, "neardup", "-C", "../../..", "./cmd/neardup")
 	// Prism passes --id='ID' with literal quotes (Beam 2.77); the boot
@@ -152,7 +174,7 @@ func tail(b []byte, n int) string {
 
 // Usage mistakes exit with 2 and say what is wrong, before any pipeline.
 func TestUsageErrors(t *testing.T) {
-	bin := build(t, t.TempDir(), "neardup-beam", ".")
+	bin := beamBin
 	sample, _ := filepath.Abs(sample)
 	testdata := filepath.Dir(filepath.Dir(sample))
 	for _, c := range []struct {
