@@ -435,3 +435,64 @@ func TestDedupRefineEdit(t *testing.T) {
 		t.Errorf("--refine cosine: exit %d, want 2", code)
 	}
 }
+
+// Japanese and Chinese texts and their copies wrapped at another width are
+// found at Jaccard 1 by the default dedup; copies in full-width Latin and
+// digits only with --normalize nfkc; unrelated texts are not paired.
+func TestDedupCJKCopies(t *testing.T) {
+	ja := "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。何でも薄暗いじめじめした所でニャーニャー泣いていた事だけは記憶している。"
+	zh := "我们在Linux系统上运行这个程序已经很多年了，从来没有遇到过严重的问题，所以我们决定继续使用它。"
+	other := "今日は良い天気ですね。明日は雨が降るかもしれませんが、週末には晴れるでしょう。"
+	wrap := func(s string, width int) string {
+		var b strings.Builder
+		for i, r := range []rune(s) {
+			if i > 0 && i%width == 0 {
+				b.WriteString("\n")
+			}
+			b.WriteRune(r)
+		}
+		return b.String()
+	}
+	fullwidth := strings.NewReplacer("Linux", "Ｌｉｎｕｘ").Replace(zh)
+	lines := []string{}
+	for _, d := range [][2]string{{"ja", ja}, {"ja-wrapped", wrap(ja, 17)}, {"zh", zh}, {"zh-wrapped", wrap(zh, 23)},
+		{"zh-fullwidth", fullwidth}, {"other", other}} {
+		b, _ := json.Marshal(map[string]string{"id": d[0], "text": d[1]})
+		lines = append(lines, string(b))
+	}
+	in := write(t, t.TempDir(), "cjk.jsonl", strings.Join(lines, "\n")+"\n")
+	pairs := func(args ...string) map[string]string {
+		code, out, errb := cli(t, "", append(append([]string{"dedup", "--quiet", "--pairs", "-"}, args...), in)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errb)
+		}
+		m := map[string]string{}
+		for _, p := range parsePairs(t, out) {
+			m[p[0]+" "+p[1]] = p[2]
+		}
+		return m
+	}
+	plain := pairs()
+	for _, k := range []string{"ja ja-wrapped", "zh zh-wrapped"} {
+		if plain[k] != "1.000000" {
+			t.Errorf("%s: %q, want 1.000000 (all pairs: %v)", k, plain[k], plain)
+		}
+	}
+	if _, ok := plain["zh zh-fullwidth"]; ok && plain["zh zh-fullwidth"] == "1.000000" {
+		t.Errorf("full-width copy identical without NFKC: the test shows nothing")
+	}
+	nfkc := pairs("--normalize", "nfkc")
+	if nfkc["zh zh-fullwidth"] != "1.000000" || nfkc["zh-wrapped zh-fullwidth"] != "1.000000" {
+		t.Errorf("--normalize nfkc: %v, want the full-width copy at 1.000000", nfkc)
+	}
+	for k := range nfkc {
+		if strings.Contains(k, "other") {
+			t.Errorf("an unrelated text paired: %s %s", k, nfkc[k])
+		}
+	}
+	for _, mode := range []string{"word", "char"} {
+		if m := pairs("--shingle", mode); m["ja ja-wrapped"] != "1.000000" {
+			t.Errorf("--shingle %s: ja ~ ja-wrapped %q", mode, m["ja ja-wrapped"])
+		}
+	}
+}
