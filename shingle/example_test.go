@@ -57,3 +57,13 @@ func ExampleParseMode() {
 	// char <nil>
 	// shingle: invalid options: unknown mode "line" (want word or char)
 }
+
+func ExampleJoinTokens() {
+	s, _ := shingle.New(shingle.Options{})
+	toks := s.AppendTokenStrings(nil, []byte("Linux カーネルの\n説明, version 6"))
+	fmt.Printf("%q\n", toks)
+	fmt.Println(shingle.JoinTokens(toks))
+	// Output:
+	// ["linux" "カ" "ー" "ネ" "ル" "の" "説" "明" "version" "6"]
+	// linux カーネルの説明 version 6
+}

@@ -92,3 +92,23 @@ func (s *Shingler) eachToken(text []byte, word func(tok []byte), char func(r run
 	}
 	s.tokBuf = tok[:0]
 }
+
+// JoinTokens joins the Word mode tokens of AppendTokenStrings for people
+// to read: with a space between two tokens, except where the first ends
+// and the second starts with a wide character (East Asian wide or
+// full-width, not Hangul, or Thai, Lao, Khmer, Myanmar), as text in those
+// scripts is written without spaces.
+func JoinTokens(toks []string) string {
+	var b []byte
+	for i, t := range toks {
+		if i > 0 {
+			last, _ := utf8.DecodeLastRuneInString(toks[i-1])
+			first, _ := utf8.DecodeRuneInString(t)
+			if !(isWide(last) && isWide(first)) {
+				b = append(b, ' ')
+			}
+		}
+		b = append(b, t...)
+	}
+	return string(b)
+}

@@ -274,12 +274,12 @@ func explain(ctx context.Context, e *env, f *explainFlags, o neardup.Options, id
 	}
 	ta, tb := sh.AppendTokenStrings(nil, cv.texts[0]), sh.AppendTokenStrings(nil, cv.texts[1])
 	x.MinRun = max(1, min(o.Shingle.N, len(ta), len(tb)))
-	sep := " "
-	if o.Shingle.Mode == shingle.Char {
-		sep = ""
-	}
 	for _, r := range sharedRuns(ta, tb, x.MinRun, f.top) {
-		x.Runs = append(x.Runs, sharedRun{Tokens: r.n, Text: strings.Join(ta[r.i:r.i+r.n], sep)})
+		text := strings.Join(ta[r.i:r.i+r.n], "")
+		if o.Shingle.Mode == shingle.Word {
+			text = shingle.JoinTokens(ta[r.i : r.i+r.n])
+		}
+		x.Runs = append(x.Runs, sharedRun{Tokens: r.n, Text: text})
 	}
 	return x, nil
 }
