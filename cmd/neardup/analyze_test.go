@@ -380,3 +380,34 @@ func TestAnalyzeAdzuna(t *testing.T) {
 		t.Fatalf("output:\n%.500s\nstderr: %s", out, errs)
 	}
 }
+
+// Side-by-side examples are laid out in terminal cells: a Chinese or
+// Japanese character takes two, a combining mark none, so columns line up
+// and text without spaces is still cut into lines.
+func TestWrapCells(t *testing.T) {
+	ja := "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。"
+	lines := wrap(ja, 20)
+	if len(lines) < 3 {
+		t.Fatalf("%q: %d lines, want it cut", ja, len(lines))
+	}
+	for _, l := range lines {
+		if c := cellsOf([]rune(l)); c > 20 {
+			t.Errorf("line %q takes %d cells, more than 20", l, c)
+		}
+		if p := pad(l, 20); cellsOf([]rune(p)) != 20 {
+			t.Errorf("pad(%q) takes %d cells", l, cellsOf([]rune(p)))
+		}
+	}
+	if strings.Join(lines, "") != ja {
+		t.Errorf("wrap lost text: %q", lines)
+	}
+	if got := wrap("the quick brown fox jumps", 10); !slices.Equal(got, []string{"the quick", "brown fox", "jumps"}) {
+		t.Errorf("English: %q", got)
+	}
+	if c := cellsOf([]rune("cafe\u0301")); c != 4 {
+		t.Errorf("a combining mark takes %d cells", c-4)
+	}
+	if got := clip("日本語テキスト", 7); cellsOf([]rune(got)) > 7 || !strings.HasSuffix(got, "…") {
+		t.Errorf("clip: %q", got)
+	}
+}

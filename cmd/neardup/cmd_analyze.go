@@ -12,7 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
+
+	eaw "golang.org/x/text/width" // East Asian width
 
 	"github.com/neardup/neardup/allpairs"
 	"github.com/neardup/neardup/corpus"
@@ -598,7 +599,7 @@ func (r *analyzeReport) writeText(w io.Writer, width, maxLines int) error {
 func writeExample(b *strings.Builder, what string, da, db sampledDoc, jac float64, width, maxLines int) {
 	head := fmt.Sprintf("── %s: J = %.4f ", what, jac)
 	b.WriteString(head)
-	b.WriteString(strings.Repeat("─", max(3, 2*width+3-utf8.RuneCountInString(head))))
+	b.WriteString(strings.Repeat("─", max(3, 2*width+3-cellsOf([]rune(head)))))
 	b.WriteByte('\n')
 	left, right := wrap(string(da.text), width), wrap(string(db.text), width)
 	fmt.Fprintf(b, "%s │ %s\n", pad(clip(da.id, width), width), clip(db.id, width))
@@ -629,27 +630,62 @@ func writeExample(b *strings.Builder, what string, da, db sampledDoc, jac float6
 	}
 }
 
+// cells is the width of r on a terminal: 2 for East Asian wide and
+// full-width characters (Chinese, Japanese, Korean), 0 for combining marks,
+// else 1.
+func cells(r rune) int {
+	switch {
+	case r < 0x300:
+		return 1
+	case unicode.Is(unicode.M, r):
+		return 0
+	}
+	switch eaw.LookupRune(r).Kind() {
+	case eaw.EastAsianWide, eaw.EastAsianFullwidth:
+		return 2
+	}
+	return 1
+}
+
+func cellsOf(rs []rune) int {
+	n := 0
+	for _, r := range rs {
+		n += cells(r)
+	}
+	return n
+}
+
 // wrap folds white space and control characters and cuts text into lines
-// of at most width code points, at spaces when it can.
+// of at most width terminal cells, at spaces when it can, and between any
+// two characters of a word wider than a line (text in Chinese or Japanese
+// has no spaces to cut at).
 func wrap(text string, width int) []string {
 	words := strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
 	var lines []string
 	var line []rune
+	lineCells := 0
 	for _, w := range words {
 		rw := []rune(w)
-		for len(rw) > 0 {
-			switch {
-			case len(line) == 0 && len(rw) <= width:
-				line, rw = append(line, rw...), nil
-			case len(line) > 0 && len(line)+1+len(rw) <= width:
-				line = append(append(line, ' '), rw...)
-				rw = nil
-			case len(line) > 0:
-				lines, line = append(lines, string(line)), line[:0]
-			default: // a word longer than a line
-				lines = append(lines, string(rw[:width]))
-				rw = rw[width:]
+		wc := cellsOf(rw)
+		switch {
+		case len(line) > 0 && lineCells+1+wc <= width:
+			line = append(append(line, ' '), rw...)
+			lineCells += 1 + wc
+			continue
+		case len(line) > 0:
+			lines, line, lineCells = append(lines, string(line)), line[:0], 0
+		}
+		if wc <= width {
+			line, lineCells = append(line, rw...), wc
+			continue
+		}
+		// A word longer than a line: cut it where the cells run out.
+		for _, r := range rw {
+			if c := cells(r); lineCells+c > width && len(line) > 0 {
+				lines, line, lineCells = append(lines, string(line)), line[:0], 0
 			}
+			line = append(line, r)
+			lineCells += cells(r)
 		}
 	}
 	if len(line) > 0 {
@@ -658,13 +694,23 @@ func wrap(text string, width int) []string {
 	return lines
 }
 
+// pad fills s with spaces to width terminal cells.
 func pad(s string, width int) string {
-	return s + strings.Repeat(" ", max(0, width-utf8.RuneCountInString(s)))
+	return s + strings.Repeat(" ", max(0, width-cellsOf([]rune(s))))
 }
 
+// clip cuts s to width terminal cells, marking the cut with "…".
 func clip(s string, width int) string {
-	if r := []rune(s); len(r) > width {
-		return string(r[:width-1]) + "…"
+	r := []rune(s)
+	if cellsOf(r) <= width {
+		return s
+	}
+	n := 0
+	for i, c := range r {
+		if n+cells(c) > width-1 {
+			return string(r[:i]) + "…"
+		}
+		n += cells(c)
 	}
 	return s
 }
