@@ -8,11 +8,14 @@ import (
 	"golang.org/x/text/width"
 )
 
-// isWide reports whether white space next to r on both sides is not kept
-// in Char mode: r is East Asian Wide or Fullwidth (UAX #11) and not
-// Hangul, or of the Thai, Lao, Khmer or Myanmar script. Text in those is
-// written without spaces, so a line break between two such characters is
-// where a line wrapped, not a word break.
+// IsWide reports whether r is a character of text written without spaces
+// between words: East Asian Wide or Fullwidth (UAX #11) and not Hangul, or
+// of the Thai, Lao, Khmer or Myanmar script. White space between two of
+// them is not kept in Char mode (a line break there is where a line
+// wrapped, not a word break); JoinTokens puts no space between them, and a
+// word diff for people can treat each as a word.
+func IsWide(r rune) bool { return isWide(r) }
+
 func isWide(r rune) bool {
 	if r < 0x0E00 {
 		return false

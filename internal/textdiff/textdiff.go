@@ -2,7 +2,8 @@
 // showing two near-duplicate documents side by side.
 //
 // Words are maximal runs of non-space characters, compared exactly (case and
-// punctuation included). The alignment is a shortest edit script found by
+// punctuation included), except that each character of text written without
+// spaces (Chinese, Japanese, Thai...: shingle.IsWide) is a word of its own. The alignment is a shortest edit script found by
 // Myers' O(ND) algorithm in its linear-space form (the forward and reverse
 // searches meet at a middle snake and each half is solved recursively), with
 // common prefixes and suffixes stripped first. The work is bounded: texts are
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/neardup/neardup/shingle"
 )
 
 // DefaultMaxWords is the number of words of each text Diff compares when
@@ -112,12 +115,26 @@ func tokenize(s string, max int) (ts []token, truncated bool) {
 			return ts, true
 		}
 		w := i
-		for i < len(s) {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if unicode.IsSpace(r) {
-				break
+		r0, n0 := utf8.DecodeRuneInString(s[i:])
+		i += n0
+		if shingle.IsWide(r0) {
+			// Chinese, Japanese, Thai...: each character (with its marks)
+			// is a word, as they have no spaces to cut at.
+			for i < len(s) {
+				r, n := utf8.DecodeRuneInString(s[i:])
+				if !unicode.Is(unicode.M, r) {
+					break
+				}
+				i += n
 			}
-			i += n
+		} else {
+			for i < len(s) {
+				r, n := utf8.DecodeRuneInString(s[i:])
+				if unicode.IsSpace(r) || shingle.IsWide(r) {
+					break
+				}
+				i += n
+			}
 		}
 		ts = append(ts, token{space: s[start:w], word: s[w:i]})
 	}

@@ -224,3 +224,26 @@ func TestBudget(t *testing.T) {
 		}
 	}
 }
+
+// Text without spaces is compared character by character, so a one-word
+// change in Japanese is a one-character span, and the spans still give the
+// texts back.
+func TestWideCharacters(t *testing.T) {
+	a := "吾輩は猫である。名前はまだ無い。"
+	b := "吾輩は犬である。名前はまだ無い。"
+	r := Diff(a, b, 0)
+	var changed []string
+	var all string
+	for _, s := range r.A {
+		all += s.Text
+		if s.Changed {
+			changed = append(changed, s.Text)
+		}
+	}
+	if all != a || len(changed) != 1 || changed[0] != "猫" {
+		t.Errorf("changed %q (text %q)", changed, all)
+	}
+	if r := Diff("Linux カーネル", "Linux  カーネル", 0); r.Common != 5 {
+		t.Errorf("mixed text: %d common words, want 5", r.Common)
+	}
+}
