@@ -391,3 +391,23 @@ func TestStarShaped(t *testing.T) {
 		}
 	}
 }
+
+// Japanese text, re-wrapped and full-width copies, with --normalize nfkc:
+// the options reach the workers through the encoded Params.
+func TestNormalizeSameAsDedup(t *testing.T) {
+	base := []string{
+		"吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。何でも薄暗いじめじめした所でニャーニャー泣いていた事だけは記憶している。",
+		"Linux カーネル 6.1 の新機能について説明します。メモリ管理とスケジューラが改善され、多くのドライバが追加されました。",
+		"今日は良い天気ですね。明日は雨が降るかもしれませんが、週末には晴れるでしょう。",
+	}
+	var docs [][2]string
+	for i, b := range base {
+		docs = append(docs, [2]string{fmt.Sprint("orig-", i), b})
+		rs := []rune(b)
+		docs = append(docs, [2]string{fmt.Sprint("wrap-", i), string(rs[:len(rs)/3]) + "\n" + string(rs[len(rs)/3:])})
+		docs = append(docs, [2]string{fmt.Sprint("full-", i), strings.NewReplacer("Linux", "Ｌｉｎｕｘ", "6.1", "６.１").Replace(b)})
+	}
+	in := writeCorpus(t, t.TempDir(), "ja.jsonl", docs)
+	sameAsDedup(t, []string{"--normalize", "nfkc"}, []string{in}, all, 4)
+	sameAsDedup(t, []string{"--normalize", "nfkc", "--shingle", "char"}, []string{in}, Outputs{Pairs: "x", Clusters: "x"}, 4)
+}
