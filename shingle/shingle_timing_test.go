@@ -61,6 +61,9 @@ func BenchmarkAppendSet(b *testing.B) {
 		{"word/it", Options{Mode: Word}, it},
 		{"word/ja", Options{Mode: Word}, ja},
 		{"char/ja", Options{Mode: Char}, ja},
+		{"word-nfkc/en", Options{Mode: Word, NFKC: true}, en},
+		{"word-nfkc/it", Options{Mode: Word, NFKC: true}, it},
+		{"word-nfkc/ja", Options{Mode: Word, NFKC: true}, ja},
 		{"word/mixed", Options{Mode: Word}, mixed},
 		{"char/mixed", Options{Mode: Char}, mixed},
 	} {
