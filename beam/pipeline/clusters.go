@@ -240,11 +240,7 @@ func (f *clusterFn) Setup() error {
 
 func (f *clusterFn) ProcessElement(ctx context.Context, _ int64, nodes func(*Node) bool, edges func(*Edge) bool, sets func(*Signed) bool,
 	emit func(int64, ClusterOut), drop func(int, int64)) error {
-	var ns []Node
-	var n Node
-	for nodes(&n) {
-		ns = append(ns, n)
-	}
+	ns := collect(nodes)
 	if len(ns) < 2 {
 		return nil
 	}
@@ -360,12 +356,7 @@ func (f *numberFn) ProcessElement(part int64, clusters func(*ClusterOut) bool, c
 	if i == len(f.parts) || f.parts[i] != part {
 		return fmt.Errorf("neardup: cluster part %d was not counted", part)
 	}
-	var cs []ClusterOut
-	var c ClusterOut
-	for clusters(&c) {
-		cs = append(cs, c)
-		c = ClusterOut{}
-	}
+	cs := collect(clusters)
 	slices.SortFunc(cs, func(a, b ClusterOut) int { return cmp.Compare(a.First, b.First) })
 	var buf []byte
 	for k := range cs {
@@ -385,11 +376,7 @@ func (f *numberFn) ProcessElement(part int64, clusters func(*ClusterOut) bool, c
 type groupFn struct{ Compact bool }
 
 func (f *groupFn) ProcessElement(ctx context.Context, rep int64, nodes func(*Node) bool, line func(string), group func(int64, Group)) {
-	var ns []Node
-	var n Node
-	for nodes(&n) {
-		ns = append(ns, n)
-	}
+	ns := collect(nodes)
 	slices.SortFunc(ns, func(a, b Node) int { return cmp.Compare(a.Seq, b.Seq) })
 	g := Group{Seqs: make([]int64, len(ns)), IDs: make([]string, len(ns))}
 	for i, n := range ns {
@@ -469,11 +456,7 @@ type filterFn struct {
 }
 
 func (f *filterFn) ProcessElement(ctx context.Context, i int, drops func(*int64) bool, _ func(*string) bool) error {
-	var nums []int64
-	var x int64
-	for drops(&x) {
-		nums = append(nums, x)
-	}
+	nums := collect(drops)
 	slices.Sort(nums)
 	return createFile(ctx, f.C.path(fmt.Sprintf("out-corpus-%05d", i)), func(w *bufio.Writer) error {
 		cw, err := corpus.NewCompressWriter(w, f.Out[i])

@@ -88,11 +88,7 @@ func decodeStar(line string, emit func(int64, int64)) {
 
 // neighbours returns the distinct values of next, ascending.
 func neighbours(next func(*int64) bool) []int64 {
-	var ns []int64
-	var v int64
-	for next(&v) {
-		ns = append(ns, v)
-	}
+	ns := collect(next)
 	slices.Sort(ns)
 	return slices.Compact(ns)
 }

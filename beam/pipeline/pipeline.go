@@ -165,6 +165,19 @@ func (c Config) params() (neardup.Params, error) {
 	return p, err
 }
 
+// collect returns the values of a Beam iterator (a GroupByKey's values), a
+// fresh zero value decoded into each time, so that no two share memory.
+func collect[T any](next func(*T) bool) []T {
+	var out []T
+	for {
+		var v T
+		if !next(&v) {
+			return out
+		}
+		out = append(out, v)
+	}
+}
+
 // sketcher and verifier are the engine's parts for c's Params, made in
 // each DoFn's Setup on the worker.
 func (c Config) sketcher() (*neardup.Sketcher, error) {

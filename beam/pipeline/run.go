@@ -41,15 +41,10 @@ type Summary struct {
 
 func init() {
 	register.Function1x2(idOne)
-	register.Function2x2(duplicates)
 	register.Emitter2[string, int64]()
 }
 
 func idOne(d Doc) (string, int64) { return d.ID, 1 }
-
-// duplicates gives, for an id, the number of documents after the first
-// that have it.
-func duplicates(id string, n int64) (string, int64) { return id, n - 1 }
 
 var cDupIDs = beam.NewCounter("neardup", "duplicate_ids")
 
@@ -83,7 +78,7 @@ func Run(ctx context.Context, c Config, out Outputs, strictIDs bool, exec Execut
 			return fmt.Errorf("pipeline %q: %w", name, err)
 		}
 		if pr != nil {
-			collect(sum, pr)
+			addMetrics(sum, pr)
 		}
 		return nil
 	}
@@ -173,8 +168,8 @@ func readAll(ctx context.Context, name string) ([]byte, error) {
 	return filesystem.Read(ctx, fs, name)
 }
 
-// collect adds a pipeline's counters to sum.
-func collect(sum *Summary, pr beam.PipelineResult) {
+// addMetrics adds a pipeline's counters to sum.
+func addMetrics(sum *Summary, pr beam.PipelineResult) {
 	m := pr.Metrics().AllMetrics()
 	for _, r := range m.Counters() {
 		if r.Namespace() == "neardup" {

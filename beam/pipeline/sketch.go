@@ -179,12 +179,7 @@ func (f *collapseFn) Setup() (err error) {
 }
 
 func (f *collapseFn) ProcessElement(ctx context.Context, _ int64, next func(*Entry) bool, uniq func(Signed), copies func(Copy)) error {
-	var es []Entry
-	var e Entry
-	for next(&e) {
-		es = append(es, e)
-		e = Entry{}
-	}
+	es := collect(next)
 	slices.SortFunc(es, func(a, b Entry) int { return cmp.Compare(a.Seq, b.Seq) })
 	first := es[0]
 	exact := f.C.Verify == neardup.VerifyExact
@@ -264,12 +259,7 @@ func (f *bucketFn) Setup() error {
 
 func (f *bucketFn) ProcessElement(ctx context.Context, key string, next func(*Member) bool, emit func(int64, Pair)) error {
 	band := int(binary.BigEndian.Uint16([]byte(key)))
-	var ms []Member
-	var m Member
-	for next(&m) {
-		ms = append(ms, m)
-		m = Member{}
-	}
+	ms := collect(next)
 	values := func(x Member) []uint32 { return x.Sig[band*f.rows : (band+1)*f.rows] }
 	slices.SortFunc(ms, func(a, b Member) int {
 		if c := slices.Compare(values(a), values(b)); c != 0 {
