@@ -7,7 +7,10 @@
 // concurrently; one Plot must not be modified while it is rendered.
 //
 // Text is set in Go Regular, which SVG output embeds or, for charts inlined
-// in an HTML page, leaves to the page (see FontFaceCSS).
+// in an HTML page, leaves to the page (see FontFaceCSS). Go Regular covers
+// Latin, Greek and Cyrillic, not Chinese, Japanese or Korean: a chart's
+// text is the caller's labels and numbers, never document text, and a
+// character the font lacks is an error (ErrGlyph), not a box on the chart.
 package chart
 
 import (
@@ -78,6 +81,10 @@ type Plot struct {
 
 // ErrFormat is returned for an output format other than svg or png.
 var ErrFormat = errors.New("chart: unknown format (want svg or png)")
+
+// ErrGlyph is returned for a title, label or series name with a character
+// that the chart font (Go Regular) has no glyph for.
+var ErrGlyph = errors.New("chart: a character the chart font has no glyph for")
 
 // palette is a set of colours that stay distinct on white and in print.
 var palette = []color.Color{
@@ -258,6 +265,9 @@ func (p *Plot) build() (*plot.Plot, error) {
 		if !finite(m.X) || !finite(m.Y) {
 			return nil, fmt.Errorf("chart: marker %q (%v, %v) is not finite", m.Label, m.X, m.Y)
 		}
+	}
+	if err := p.checkGlyphs(); err != nil {
+		return nil, err
 	}
 	gp := plot.New()
 	for _, sty := range []*text.Style{&gp.Title.TextStyle, &gp.X.Label.TextStyle, &gp.Y.Label.TextStyle,

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -160,5 +161,30 @@ func TestErrors(t *testing.T) {
 	}
 	if err := (&Plot{}).Render(io.Discard, "svg", 0, 100); err == nil {
 		t.Error("zero width: no error")
+	}
+	// Text the font cannot draw is refused, wherever it is; the labels
+	// neardup writes (×, ≥, Greek, Cyrillic) are drawn.
+	ok := &Plot{Title: "35 bands × 3 rows, P ≥ 0.99, α, Жаккар", XLabel: "Jaccard similarity s", YLabel: "P(candidate) = 1-(1-s^r)^b",
+		Series:  []Series{{Name: "exact", X: []float64{0, 1}, Y: []float64{0, 1}}},
+		Markers: []Marker{{X: 0.5, Y: 0.5, Label: "t = 0.5"}}, XTicks: []Tick{{Value: 0, Label: "0"}, {Value: 1, Label: "1"}}}
+	if _, err := ok.SVG(300, 200); err != nil {
+		t.Errorf("labels in Latin, Greek and Cyrillic: %v", err)
+	}
+	for _, bad := range []func(p *Plot){
+		func(p *Plot) { p.Title = "重複" },
+		func(p *Plot) { p.XLabel = "similarity 類似度" },
+		func(p *Plot) { p.YLabel = "쌍" },
+		func(p *Plot) { p.Series[0].Name = "ドキュメント" },
+		func(p *Plot) { p.Markers[0].Label = "t = 0.5 😀" },
+		func(p *Plot) { p.XTicks[1].Label = "一" },
+	} {
+		p := *ok
+		p.Series = slices.Clone(ok.Series)
+		p.Markers = slices.Clone(ok.Markers)
+		p.XTicks = slices.Clone(ok.XTicks)
+		bad(&p)
+		if _, err := p.SVG(300, 200); !errors.Is(err, ErrGlyph) {
+			t.Errorf("%+v: got %v, want ErrGlyph", p, err)
+		}
 	}
 }

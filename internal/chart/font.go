@@ -6,9 +6,11 @@ import (
 	"html"
 	"regexp"
 	"sync"
+	"unicode"
 
 	"golang.org/x/image/font/gofont/goregular"
 	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/font/sfnt"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
 )
@@ -61,6 +63,43 @@ func useFont(sty *text.Style) {
 	h, fnt := textFont()
 	fnt.Size = sty.Font.Size
 	sty.Font, sty.Handler = fnt, h
+}
+
+// checkGlyphs returns an error wrapping ErrGlyph if some text of p has a
+// character other than white space that the chart font lacks.
+func (p *Plot) checkGlyphs() error {
+	f, err := chartFont()
+	if err != nil {
+		return err
+	}
+	var buf sfnt.Buffer
+	check := func(what, s string) error {
+		for _, r := range s {
+			if unicode.IsSpace(r) {
+				continue
+			}
+			if g, err := f.GlyphIndex(&buf, r); err != nil || g == 0 {
+				return fmt.Errorf("%w: %U in the %s %q", ErrGlyph, r, what, s)
+			}
+		}
+		return nil
+	}
+	texts := [][2]string{{"title", p.Title}, {"x label", p.XLabel}, {"y label", p.YLabel}}
+	for _, s := range p.Series {
+		texts = append(texts, [2]string{"series name", s.Name})
+	}
+	for _, m := range p.Markers {
+		texts = append(texts, [2]string{"marker label", m.Label})
+	}
+	for _, t := range p.XTicks {
+		texts = append(texts, [2]string{"tick label", t.Label})
+	}
+	for _, t := range texts {
+		if err := check(t[0], t[1]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // svgTextRE matches a <text> element of vgsvg's output; group 1 is its
