@@ -42,6 +42,14 @@
 // tokens. (Before neardup.SketchVersion 2, a token was a
 // maximal run of letters and digits, with no solo runes and no marks.)
 //
+// Why not Unicode word boundaries (UAX #29): they cut Han and Hiragana at
+// every character too (finding Chinese or Japanese words takes a
+// dictionary), but keep a run of Katakana together (rule WB13), so a line
+// break inside a Katakana word would still cut it in two. One character per
+// token needs no table beyond the script ranges, costs nothing on text
+// without those scripts, and makes n-grams over any mix of scripts well
+// defined.
+//
 // Char mode (N defaults to [DefaultCharN]): the lower-cased text has every
 // run of white space ([unicode.IsSpace]) replaced by one space U+0020,
 // leading and trailing white space removed, and a run of white space
