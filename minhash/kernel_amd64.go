@@ -18,6 +18,20 @@ var haveAVX2 = cpu.X86.HasAVX2
 // countEqual also needs POPCNT, which every AVX2 CPU has; checked anyway.
 var useAVX2 = haveAVX2 && cpu.X86.HasPOPCNT
 
+// haveAVX512 reports whether the CPU (and the OS, which must save the ZMM
+// registers: x/sys/cpu checks) can run the AVX-512 signature kernel.
+var haveAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
+
+// useAVX512 selects the AVX-512 signature kernel over the AVX2 one. Tests
+// flip it to run every kernel.
+var useAVX512 = haveAVX512
+
+// minhashAVX512 computes groups*8 slots of the signature of set into out,
+// slot i from the constants a[i], b[i] (see kernel_amd64.s).
+//
+//go:noescape
+func minhashAVX512(a, b *uint64, groups int, set []uint64, out *uint32)
+
 // minhashAVX2 computes groups*8 slots of the signature of set into out,
 // reading 40 uint32 of constants per group from consts (see packVector).
 //
@@ -57,6 +71,14 @@ func packVector(a, b []uint64) []uint32 {
 
 // signature sets out (len(out) == h.Slots()) to the signature of set.
 func (h *Hasher) signature(out []uint32, set []uint64) {
+	if useAVX512 && len(out) >= 8 {
+		groups := len(out) / 8
+		minhashAVX512(&h.a[0], &h.b[0], groups, set, &out[0])
+		if done := groups * 8; done < len(out) {
+			signatureGeneric(out[done:], h.a[done:], h.b[done:], set)
+		}
+		return
+	}
 	if useAVX2 && len(h.vec) > 0 {
 		groups := len(h.vec) / vecConsts
 		minhashAVX2(&h.vec[0], groups, set, &out[0])

@@ -114,3 +114,117 @@ ceqloop:
 ceqdone:
 	MOVQ AX, ret+24(FP)
 	RET
+
+
+// AVX-512 MinHash kernel (AVX512F + AVX512DQ).
+//
+// AVX-512DQ has the 64-bit multiply-low (VPMULLQ) and AVX-512F the unsigned
+// 64-bit minimum (VPMINUQ), so a slot update is the definition itself:
+// v = a*x + b (VPMULLQ, VPADDQ) and m = min(m, v) (VPMINUQ), 8 slots per
+// ZMM register, with the top 32 bits of each minimum taken once at the end
+// (VPSRLQ, then VPMOVQD narrows 8 qwords to 8 dwords in memory). The
+// constants are the Hasher's a and b arrays as they are. Four groups of 8
+// slots (32 slots) share each pass over the set, so that each broadcast
+// element feeds 4 independent multiply-add-min chains; leftover groups go
+// one at a time. Bit-identical to the pure-Go kernel.
+
+// func minhashAVX512(a, b *uint64, groups int, set []uint64, out *uint32)
+//
+// Register use: Z0-Z3 a, Z4-Z7 b, Z8-Z11 running minima of the 4 groups,
+// Z12 x broadcast, Z13-Z16 temporaries, Z31 all ones.
+TEXT ·minhashAVX512(SB), NOSPLIT, $0-56
+	MOVQ a+0(FP), AX
+	MOVQ b+8(FP), R8
+	MOVQ groups+16(FP), CX
+	MOVQ set_base+24(FP), SI
+	MOVQ set_len+32(FP), DX
+	MOVQ out+48(FP), DI
+	LEAQ (SI)(DX*8), DX           // DX = end of set
+	VPTERNLOGQ $0xff, Z31, Z31, Z31 // all ones: the minimum of the empty set
+	CMPQ CX, $4
+	JLT  one
+
+four:
+	VMOVDQU64 0(AX), Z0
+	VMOVDQU64 64(AX), Z1
+	VMOVDQU64 128(AX), Z2
+	VMOVDQU64 192(AX), Z3
+	VMOVDQU64 0(R8), Z4
+	VMOVDQU64 64(R8), Z5
+	VMOVDQU64 128(R8), Z6
+	VMOVDQU64 192(R8), Z7
+	VMOVDQA64 Z31, Z8
+	VMOVDQA64 Z31, Z9
+	VMOVDQA64 Z31, Z10
+	VMOVDQA64 Z31, Z11
+	MOVQ SI, BX
+	CMPQ BX, DX
+	JEQ  fourstore
+
+fourloop:
+	VPBROADCASTQ (BX), Z12
+	VPMULLQ Z12, Z0, Z13
+	VPMULLQ Z12, Z1, Z14
+	VPMULLQ Z12, Z2, Z15
+	VPMULLQ Z12, Z3, Z16
+	VPADDQ  Z4, Z13, Z13
+	VPADDQ  Z5, Z14, Z14
+	VPADDQ  Z6, Z15, Z15
+	VPADDQ  Z7, Z16, Z16
+	VPMINUQ Z13, Z8, Z8
+	VPMINUQ Z14, Z9, Z9
+	VPMINUQ Z15, Z10, Z10
+	VPMINUQ Z16, Z11, Z11
+	ADDQ $8, BX
+	CMPQ BX, DX
+	JNE  fourloop
+
+fourstore:
+	VPSRLQ  $32, Z8, Z8
+	VPSRLQ  $32, Z9, Z9
+	VPSRLQ  $32, Z10, Z10
+	VPSRLQ  $32, Z11, Z11
+	VPMOVQD Z8, 0(DI)
+	VPMOVQD Z9, 32(DI)
+	VPMOVQD Z10, 64(DI)
+	VPMOVQD Z11, 96(DI)
+	ADDQ $256, AX
+	ADDQ $256, R8
+	ADDQ $128, DI
+	SUBQ $4, CX
+	CMPQ CX, $4
+	JGE  four
+
+one:
+	TESTQ CX, CX
+	JZ    done512
+
+onegroup:
+	VMOVDQU64 0(AX), Z0
+	VMOVDQU64 0(R8), Z4
+	VMOVDQA64 Z31, Z8
+	MOVQ SI, BX
+	CMPQ BX, DX
+	JEQ  onestore
+
+oneloop:
+	VPBROADCASTQ (BX), Z12
+	VPMULLQ Z12, Z0, Z13
+	VPADDQ  Z4, Z13, Z13
+	VPMINUQ Z13, Z8, Z8
+	ADDQ $8, BX
+	CMPQ BX, DX
+	JNE  oneloop
+
+onestore:
+	VPSRLQ  $32, Z8, Z8
+	VPMOVQD Z8, 0(DI)
+	ADDQ $64, AX
+	ADDQ $64, R8
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  onegroup
+
+done512:
+	VZEROUPPER
+	RET

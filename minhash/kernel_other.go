@@ -8,6 +8,13 @@ const haveAVX2 = false
 // useAVX2 selects the AVX2 kernel; it is always false in this build.
 var useAVX2 = false
 
+// haveAVX512 reports whether this build has an AVX-512 kernel the CPU can
+// run.
+const haveAVX512 = false
+
+// useAVX512 selects the AVX-512 kernel; it is always false in this build.
+var useAVX512 = false
+
 // packVector returns nil: this build has no vector kernel.
 func packVector(a, b []uint64) []uint32 { return nil }
 

@@ -42,18 +42,25 @@ func referenceSignature(slots int, seed uint64, set []uint64) []uint32 {
 }
 
 // forEachKernel runs f once per kernel this build and CPU can run, with
-// useAVX2 set accordingly. Tests using it must not run in parallel.
+// useAVX2 and useAVX512 set accordingly. Tests using it must not run in
+// parallel.
 func forEachKernel(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
-	saved := useAVX2
-	defer func() { useAVX2 = saved }()
-	useAVX2 = false
+	saved2, saved512 := useAVX2, useAVX512
+	defer func() { useAVX2, useAVX512 = saved2, saved512 }()
+	useAVX2, useAVX512 = false, false
 	t.Run("generic", f)
 	if haveAVX2 {
 		useAVX2 = true
 		t.Run("avx2", f)
 	} else {
 		t.Log("AVX2 kernel not available in this build or on this CPU")
+	}
+	if haveAVX512 {
+		useAVX512 = true
+		t.Run("avx512", f)
+	} else {
+		t.Log("AVX-512 kernel not available in this build or on this CPU")
 	}
 }
 

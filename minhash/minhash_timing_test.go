@@ -13,18 +13,18 @@ var sinkFloat float64
 // throughput in slot updates (slots x set elements) per nanosecond.
 func BenchmarkAppendSignature(b *testing.B) {
 	kernels := []struct {
-		name string
-		avx2 bool
-	}{{"generic", false}, {"avx2", true}}
+		name         string
+		avx2, avx512 bool
+	}{{"generic", false, false}, {"avx2", true, false}, {"avx512", true, true}}
 	for _, k := range kernels {
-		if k.avx2 && !haveAVX2 {
+		if k.avx2 && !haveAVX2 || k.avx512 && !haveAVX512 {
 			continue
 		}
 		for _, n := range []int{10, 250, 2500} {
 			b.Run(fmt.Sprintf("kernel=%s/set=%d", k.name, n), func(b *testing.B) {
-				saved := useAVX2
-				defer func() { useAVX2 = saved }()
-				useAVX2 = k.avx2
+				saved2, saved512 := useAVX2, useAVX512
+				defer func() { useAVX2, useAVX512 = saved2, saved512 }()
+				useAVX2, useAVX512 = k.avx2, k.avx512
 				h := mustNew(b, DefaultSlots, 1)
 				r := rand.New(rand.NewPCG(1, 1))
 				set := make([]uint64, n)

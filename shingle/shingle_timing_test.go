@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/internal/gen"
 )
 
 // Measured with go test -run XXX -bench . -count 3 ./shingle/ on the shared
@@ -103,6 +105,42 @@ func BenchmarkJaccard(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				sinkF = Jaccard(x, y)
+			}
+		})
+	}
+}
+
+// BenchmarkCorpus shingles the first 2,000 documents of the benchmark
+// corpus (internal/gen with bench/run.sh's seed: ~250 words, 1.6 KB each),
+// in turn, so the texts come from memory rather than L1 as in a run. hash
+// is the unsorted shingle hashes (tokenising and hashing), set the whole
+// AppendSet (with the sort and deduplication).
+func BenchmarkCorpus(b *testing.B) {
+	var docs [][]byte
+	var total int64
+	err := gen.Generate(gen.Config{Docs: 2000, Seed: 1}, func(_ int, d gen.Doc) error {
+		docs = append(docs, []byte(d.Text))
+		total += int64(len(d.Text))
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := mustNew(b, Options{Mode: Word})
+	dst := make([]uint64, 0, 1<<16)
+	for _, c := range []struct {
+		name string
+		fn   func(dst []uint64, text []byte) []uint64
+	}{{"hash", s.appendWord}, {"set", s.AppendSet}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(total / int64(len(docs)))
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				dst = c.fn(dst[:0], docs[i])
+				if i++; i == len(docs) {
+					i = 0
+				}
 			}
 		})
 	}
