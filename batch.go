@@ -3,6 +3,7 @@ package neardup
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -69,7 +70,9 @@ type chunk struct {
 	setEnds []int32  // end of each set in sets
 	counts  []int32  // shingles per document
 	fps     []uint64 // fingerprint of each set (0 for an empty set)
-	sigs    []uint32 // VerifyEstimate: Slots values per document
+	fps2    []uint64 // two-pass mode: the second fingerprint of each set
+	sigs    []uint32 // VerifyEstimate and the two-pass mode: Slots values per document
+	docs    []uint32 // the second pass: the document of each text
 	toks    []uint64 // RefineEdit: token sequences, back to back
 	tokEnds []int32  // end of each token sequence in toks
 	invalid int      // documents with invalid UTF-8
@@ -189,11 +192,15 @@ func (b *Batch) shingleWorker() {
 	sh := sk.shingler() // the worker's own: no pool round trip per document
 	var scratch []uint64
 	k := b.o.Slots
-	estimate, refine := b.o.Verify == VerifyEstimate, b.o.Refine == RefineEdit
+	twoPass := b.o.twoPass()
+	estimate, refine := b.o.Verify == VerifyEstimate || twoPass, b.o.Refine == RefineEdit
 	for c := range b.work {
 		n := len(c.ends)
 		c.counts = make([]int32, n)
 		c.fps = make([]uint64, n)
+		if twoPass {
+			c.fps2 = make([]uint64, n)
+		}
 		if estimate {
 			c.sigs = make([]uint32, 0, n*k)
 		} else {
@@ -220,6 +227,9 @@ func (b *Batch) shingleWorker() {
 				scratch = sh.AppendSet(scratch[:0], text)
 				c.counts[i] = int32(len(scratch))
 				c.fps[i] = Fingerprint(scratch)
+				if twoPass {
+					c.fps2[i] = fingerprint2(scratch)
+				}
 				c.sigs = sk.AppendSignature(c.sigs, scratch)
 			} else {
 				from := len(c.sets)
@@ -301,10 +311,17 @@ type Stats struct {
 	Review         int // clusters over Options.MaxCluster, set aside for review
 	ReviewDocs     int // documents in those clusters
 
+	// Passes is 2 when the batch ran in two passes (Options.Reread), else 1.
+	Passes int
+	// Reread counts the documents read again in the second pass: one per
+	// distinct set in a candidate pair that passed the pre-filter.
+	Reread int
+
 	ReadShingle time.Duration // from the first Add until every document is shingled
 	Collapse    time.Duration // finding identical sets
 	Sign        time.Duration // MinHash signatures
-	Candidate   time.Duration // LSH and verification
+	Candidate   time.Duration // LSH and verification (the second pass's reading excluded)
+	Second      time.Duration // the second pass: reading again and shingling the candidates' documents
 	Refine      time.Duration // edit similarities (RefineEdit)
 	Group       time.Duration // clusters
 }
@@ -336,9 +353,17 @@ func (r *Result) Canonical(d int) int { return int(r.v.rep[d]) }
 
 // Similarity returns the similarity of any two documents as the Verifier
 // measures it: exact (weighted under WeightIDF) with VerifyExact, the
-// signature estimate with VerifyEstimate.
+// signature estimate with VerifyEstimate; 1 for two documents with one
+// (non-empty) set. After a two-pass run it is NaN when a document's set was
+// not kept (a non-empty document in no candidate pair).
 func (r *Result) Similarity(a, b int) float64 {
+	if r.v.rep[a] == r.v.rep[b] && r.v.counts[a] > 0 {
+		return 1 // identical sets
+	}
 	x, y := r.v.sketch(a), r.v.sketch(b)
+	if r.v.sets != nil && (x.Set == nil && x.Size > 0 || y.Set == nil && y.Size > 0) {
+		return math.NaN()
+	}
 	return r.v.ver.Similarity(&x, &y)
 }
 
@@ -349,6 +374,7 @@ type views struct {
 	sets   [][]uint64 // shingle set of each document (nil under VerifyEstimate)
 	counts []int32    // shingles per document
 	fps    []uint64
+	fps2   []uint64   // two-pass mode, until collapse: the second fingerprints
 	rep    []uint32   // earliest document with the same set
 	uniqOf []int32    // distinct-set index of each document, -1 if empty
 	uniq   []uint32   // the earliest document of each distinct set
@@ -443,12 +469,13 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 	}
 
 	t0 = time.Now()
+	st.Passes = 1
 	pairs, err := b.candidates(ctx, v, &st)
 	if err != nil {
 		return nil, err
 	}
 	res.Pairs = pairs
-	st.Candidate = time.Since(t0)
+	st.Candidate = time.Since(t0) - st.Second
 
 	if v.toks != nil {
 		t0 = time.Now()
@@ -540,7 +567,11 @@ func (b *Batch) collapse(st *Stats) *views {
 	b.setStage("collapse", int64(n))
 	v := &views{ver: b.ver, k: b.o.Slots, counts: make([]int32, n), fps: make([]uint64, n)}
 	if b.o.Verify == VerifyExact {
-		v.sets = make([][]uint64, n)
+		v.sets = make([][]uint64, n) // filled by the second pass in two-pass mode
+	}
+	twoPass := b.o.twoPass()
+	if twoPass {
+		v.fps2 = make([]uint64, n)
 	}
 	if b.o.Refine == RefineEdit {
 		v.toks = make([][]uint64, n)
@@ -552,7 +583,9 @@ func (b *Batch) collapse(st *Stats) *views {
 			v.counts[d] = c.counts[i]
 			v.fps[d] = c.fps[i]
 			st.Shingles += int64(c.counts[i])
-			if v.sets != nil {
+			if twoPass {
+				v.fps2[d] = c.fps2[i]
+			} else if v.sets != nil {
 				v.sets[d] = c.sets[prev:c.setEnds[i]:c.setEnds[i]]
 				prev = c.setEnds[i]
 			}
@@ -576,7 +609,7 @@ func (b *Batch) collapse(st *Stats) *views {
 			st.Empty++
 			continue
 		}
-		if e, ok := first[v.fps[d]]; ok && v.counts[e] == v.counts[d] && (v.sets == nil || slices.Equal(v.sets[e], v.sets[d])) {
+		if e, ok := first[v.fps[d]]; ok && v.counts[e] == v.counts[d] && v.same(e, uint32(d)) {
 			v.rep[d] = e
 			v.uniqOf[d] = v.uniqOf[e]
 			st.Identical++
@@ -588,7 +621,22 @@ func (b *Batch) collapse(st *Stats) *views {
 		v.uniq = append(v.uniq, uint32(d))
 	}
 	st.Distinct = len(v.uniq)
+	v.fps2 = nil
 	return v
+}
+
+// same reports whether documents e and d, with equal sizes and
+// fingerprints, have the same set: by comparing the sets, or in two-pass
+// mode the second fingerprints (see fingerprint2). Under VerifyEstimate,
+// which keeps neither, the fingerprint decides.
+func (v *views) same(e, d uint32) bool {
+	switch {
+	case v.fps2 != nil:
+		return v.fps2[e] == v.fps2[d]
+	case v.sets != nil:
+		return slices.Equal(v.sets[e], v.sets[d])
+	}
+	return true
 }
 
 // sign computes the signatures of the distinct sets, back to back, and
@@ -600,7 +648,7 @@ func (b *Batch) sign(v *views) {
 	v.sigs = make([]uint32, nu*k)
 	b.setStage("sign", int64(nu))
 	switch {
-	case o.Verify == VerifyEstimate:
+	case o.Verify == VerifyEstimate || o.twoPass():
 		for _, c := range b.chunks {
 			for i := range c.counts {
 				d := c.start + i
@@ -647,11 +695,21 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 	o := b.o
 	b.setStage("lsh", int64(o.LSH.Bands))
 	found := make([][]Pair, o.Workers)
+	// In two-pass mode the candidates that pass the pre-filter are held
+	// (per worker) until the second pass has read their sets.
+	var held [][][2]uint32
+	if o.twoPass() {
+		held = make([][][2]uint32, o.Workers)
+	}
 	cand := lsh.Candidates{Params: o.LSH, Slots: o.Slots, Sigs: v.sigs, Workers: o.Workers,
 		MaxBucket: max(o.MaxBucket, 0), BandsDone: &b.done}
 	lst, err := cand.Run(ctx, func(w int, i, j uint32) {
 		x, y := v.filterView(i), v.filterView(j)
 		if !b.ver.Prefilter(&x, &y) {
+			return
+		}
+		if held != nil {
+			held[w] = append(held[w], [2]uint32{i, j})
 			return
 		}
 		v.withSet(&x, i)
@@ -668,6 +726,11 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 	}
 	st.Candidates = lst.Pairs
 	st.LargeBuckets = lst.LargeBuckets
+	if held != nil {
+		if found, err = b.secondPass(ctx, v, held, st); err != nil {
+			return nil, err
+		}
+	}
 	var pairs []Pair
 	for _, f := range found {
 		pairs = append(pairs, f...)
@@ -701,6 +764,152 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 		}
 	}
 	return pairs, nil
+}
+
+// secondPass reads again the documents of the held candidate pairs (one
+// per distinct set), keeps their sets and verifies the pairs. It returns
+// the verified pairs, in lists in no particular order.
+func (b *Batch) secondPass(ctx context.Context, v *views, held [][][2]uint32, st *Stats) ([][]Pair, error) {
+	t0 := time.Now()
+	st.Passes = 2
+	need := make([]bool, len(v.uniq))
+	var all [][2]uint32
+	for _, h := range held {
+		for _, p := range h {
+			need[p[0]], need[p[1]] = true, true
+		}
+		all = append(all, h...)
+	}
+	for _, x := range need {
+		if x {
+			st.Reread++
+		}
+	}
+	b.setStage("reread", int64(st.Reread))
+	if err := b.loadSets(ctx, v, need); err != nil {
+		return nil, err
+	}
+	st.Second = time.Since(t0)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	b.setStage("verify", int64(len(all)))
+	jac := make([]float64, len(all))
+	parallel(b.o.Workers, len(all), 256, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			i, j := all[k][0], all[k][1]
+			x, y := v.filterView(i), v.filterView(j)
+			v.withSet(&x, i)
+			v.withSet(&y, j)
+			jac[k] = -1
+			if s, ok := b.ver.Confirm(&x, &y); ok {
+				jac[k] = s
+			}
+		}
+		b.done.Add(int64(hi - lo))
+	})
+	var pairs []Pair
+	for k, s := range jac {
+		if s >= 0 {
+			pairs = append(pairs, Pair{A: int(v.uniq[all[k][0]]), B: int(v.uniq[all[k][1]]), Jaccard: s})
+		}
+	}
+	return [][]Pair{pairs}, nil
+}
+
+// loadSets reads again, through Options.Reread, the earliest document of
+// each distinct set u with need[u], shingles it on the workers and keeps
+// its set in v.sets, for it and for its identical copies. A document whose
+// set is not the one it had in the first pass fails with ErrChanged.
+func (b *Batch) loadSets(ctx context.Context, v *views, need []bool) error {
+	o := b.o
+	work := make(chan *chunk, 2*o.Workers)
+	var mu sync.Mutex
+	var failed error
+	fail := func(err error) {
+		mu.Lock()
+		if failed == nil {
+			failed = err
+		}
+		mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	for range o.Workers {
+		wg.Go(func() {
+			sh := b.sk.shingler()
+			for c := range work {
+				c.sets = make([]uint64, 0, len(c.buf)/5+16)
+				c.setEnds = make([]int32, len(c.ends))
+				prev := int32(0)
+				for i, end := range c.ends {
+					c.sets = sh.AppendSet(c.sets, c.buf[prev:end])
+					prev = end
+					c.setEnds[i] = int32(len(c.sets))
+				}
+				from := int32(0)
+				for i, d := range c.docs {
+					set := c.sets[from:c.setEnds[i]:c.setEnds[i]]
+					from = c.setEnds[i]
+					if int32(len(set)) != v.counts[d] || Fingerprint(set) != v.fps[d] {
+						fail(fmt.Errorf("%w: document %d (id %q) has %d shingles, %d when it was added", ErrChanged, d, b.ids[d], len(set), v.counts[d]))
+						continue
+					}
+					v.sets[d] = set
+				}
+				c.buf, c.ends, c.setEnds = nil, nil, nil
+				b.done.Add(int64(len(c.docs)))
+			}
+		})
+	}
+	want := func(d int) bool {
+		if d < 0 || d >= len(v.uniqOf) {
+			return false
+		}
+		u := v.uniqOf[d]
+		return u >= 0 && v.uniq[u] == uint32(d) && need[u]
+	}
+	var cur *chunk
+	last := -1
+	err := o.Reread.Reread(ctx, want, func(d int, text []byte) error {
+		if !want(d) || d <= last {
+			return fmt.Errorf("%w: Reread gave document %d, which was not asked for or not in order", ErrInvalid, d)
+		}
+		last = d
+		if cur == nil || len(cur.ends) >= chunkDocs || (len(cur.buf) > 0 && len(cur.buf)+len(text) > chunkBytes) {
+			if cur != nil {
+				work <- cur
+			}
+			cur = &chunk{buf: make([]byte, 0, max(chunkBytes, len(text)))}
+		}
+		cur.buf = append(cur.buf, text...)
+		cur.ends = append(cur.ends, int32(len(cur.buf)))
+		cur.docs = append(cur.docs, uint32(d))
+		return nil
+	})
+	if cur != nil {
+		work <- cur
+	}
+	close(work)
+	wg.Wait()
+	switch {
+	case err != nil:
+		return fmt.Errorf("second pass: %w", err)
+	case failed != nil:
+		return failed
+	}
+	for u, x := range need {
+		if d := v.uniq[u]; x && v.sets[d] == nil {
+			return fmt.Errorf("%w: document %d (id %q) was not there when the input was read again", ErrChanged, d, b.ids[d])
+		}
+	}
+	// Identical copies share the earliest document's set.
+	for d, u := range v.uniqOf {
+		if u >= 0 && need[u] {
+			v.sets[d] = v.sets[v.uniq[u]]
+		}
+	}
+	return nil
 }
 
 func (b *Batch) setStage(name string, total int64) {

@@ -26,6 +26,10 @@ var (
 	// ErrVersion: an encoding made by another version of the sketch scheme
 	// or of the encoding itself.
 	ErrVersion = errors.New("unsupported version")
+	// ErrChanged: in the two-pass mode (Options.Reread), a document read
+	// again has another shingle set than when it was added: the input
+	// changed during the run.
+	ErrChanged = errors.New("document changed between the passes")
 )
 
 // ErrInvalid is wrapped by errors for arguments outside a function's

@@ -32,6 +32,7 @@
 package neardup
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 )
@@ -203,6 +204,34 @@ type Options struct {
 	// were added with one id. Without it duplicate ids are counted in
 	// Stats.DuplicateIDs and listed in Result.DuplicateIDs.
 	StrictIDs bool
+	// Reread, when not nil, runs the batch in two passes if Verify is
+	// VerifyExact, Weight is WeightNone and Refine is RefineNone (else it
+	// is not used). While documents are added, the batch keeps of each
+	// only its set's size, fingerprints and signature, not the set; after
+	// LSH and the signature pre-filter, Run reads again (through Reread)
+	// just the documents of the remaining candidate pairs, keeps their
+	// sets and verifies exactly. Results are the same as in one pass; the
+	// memory grows with the signatures and with the sets of candidate
+	// documents, not with every set. Result.Similarity of a document
+	// outside the candidate pairs is then NaN. Stats.Passes says which
+	// mode ran.
+	Reread Rereader
+}
+
+// Rereader reads a batch's documents again for the second pass
+// (Options.Reread).
+type Rereader interface {
+	// Reread calls fn, in Add order, with the text of each document d (its
+	// Add index) for which want(d) is true, the same text that was added.
+	// text is valid only during the call. Reread returns fn's first error,
+	// or its own (ctx's error when cancelled).
+	Reread(ctx context.Context, want func(d int) bool, fn func(d int, text []byte) error) error
+}
+
+// twoPass reports whether a batch with resolved options o runs in two
+// passes.
+func (o *Options) twoPass() bool {
+	return o.Reread != nil && o.Verify == VerifyExact && o.Weight == WeightNone && o.Refine == RefineNone
 }
 
 // resolve returns o with defaults filled in, or an error wrapping

@@ -63,6 +63,23 @@ func Fingerprint(set []uint64) uint64 {
 	return h | 1
 }
 
+// fingerprint2 is a second 64-bit hash of a set, independent of
+// Fingerprint: the two-pass mode, which keeps no sets while documents are
+// added, takes two sets as identical when their sizes and both fingerprints
+// agree (a false match has probability about 2^-128 per pair of sets, far
+// below that of the 64-bit shingle hash collisions every mode accepts), and
+// checks each re-read set against them.
+func fingerprint2(set []uint64) uint64 {
+	h := uint64(len(set))*0xc2b2ae3d27d4eb4f + 0x165667b19e3779f9
+	for _, x := range set {
+		h = bits.RotateLeft64(h^x, 31)*0x9fb21c651e98df25 + 0xd6e8feb86993a8f3
+	}
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	return h
+}
+
 // Sketcher makes sketches under one set of resolved Params.
 //
 // A Sketcher is safe for concurrent use by many goroutines: it is read-only

@@ -41,6 +41,8 @@ type dedupFlags struct {
 	noProgress   bool
 	cpuProfile   string
 	memProfile   string
+	memoryLimit  memoryLimit
+	twoPass      string // why the run takes two passes, "" for one
 }
 
 func runDedup(ctx context.Context, e *env, args []string) error {
@@ -58,6 +60,8 @@ func runDedup(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&f.noProgress, "no-progress", false, "no progress bar even on a terminal")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile (for go tool pprof)")
 	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile at the end of the run")
+	f.memoryLimit = -1
+	fs.Var(&f.memoryLimit, "memory-limit", "when one pass would need more memory than this (about 2.5x the input), take two: keep signatures, then read again only the candidates' documents (auto: 60% of the machine's memory; none; or a size such as 8GiB)")
 	inputs, err := parseArgs(fs, args, 1, "no input given")
 	if err != nil {
 		return err
@@ -172,18 +176,21 @@ func checkOutputFormat(f *dedupFlags, inputs []string) error {
 
 func dedup(ctx context.Context, e *env, f *dedupFlags, inputs []string, co corpus.Options, o neardup.Options) error {
 	start := time.Now()
+	src := &source{}
+	defer src.cleanup()
+	if f.twoPass = planPasses(o, f.memoryLimit, inputs); f.twoPass != "" {
+		o.Reread = &rereader{e: e, src: src, co: co}
+	}
 	b, err := neardup.NewBatch(o)
 	if err != nil {
 		return fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
 	}
 	defer b.Close()
-	src := &source{}
-	defer src.cleanup()
 	pr := &progress{src: src}
 	pr.watch(b)
 	stopProgress := startProgress(e, f.noProgress || f.quiet, pr)
 	defer stopProgress()
-	err = readAll(ctx, e, src, inputs, co, f.output != "" || reportRereadsStdin(f, inputs), b)
+	err = readAll(ctx, e, src, inputs, co, f.output != "" || reportRereadsStdin(f, inputs) || o.Reread != nil, b)
 	if err != nil {
 		return err
 	}
@@ -204,7 +211,7 @@ func dedup(ctx context.Context, e *env, f *dedupFlags, inputs []string, co corpu
 	total := time.Since(start)
 	stopProgress()
 	if !f.quiet {
-		printSummary(e.stderr, b, src, res, writeTime, total)
+		printSummary(e.stderr, b, src, res, f.twoPass, writeTime, total)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -72,6 +73,22 @@ func (s *source) cleanup() {
 // readAll adds every record of every input to b.
 func readAll(ctx context.Context, e *env, src *source, inputs []string, co corpus.Options, needReread bool, b *neardup.Batch) error {
 	return readDocs(ctx, e, src, inputs, co, needReread, b.Add)
+}
+
+// rereader reads the documents of src again for a two-pass batch
+// (neardup.Options.Reread). src is filled by readDocs before the batch runs.
+type rereader struct {
+	e   *env
+	src *source
+	co  corpus.Options
+}
+
+func (r *rereader) Reread(ctx context.Context, want func(d int) bool, fn func(d int, text []byte) error) error {
+	notes, err := rereadDocs(ctx, r.e, r.src, r.co, want, fn)
+	if err == nil && len(notes) > 0 {
+		err = errors.New(notes[0])
+	}
+	return err
 }
 
 // readDocs calls add with the id and text of every record of every input,

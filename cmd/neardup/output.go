@@ -314,6 +314,8 @@ type statsJSON struct {
 	Review         int                `json:"review_clusters"`          // clusters over --max-cluster, not deduplicated
 	ReviewDocs     int                `json:"review_documents"`
 	Params         paramsJSON         `json:"params"`
+	Passes         int                `json:"passes"`           // 2 when the sets were read again for the candidates only (--memory-limit)
+	Reread         int                `json:"reread_documents"` // documents read again in the second pass
 	Seconds        map[string]float64 `json:"seconds"`
 	Bytes          int64              `json:"text_bytes"`
 }
@@ -357,7 +359,9 @@ func makeStats(src *source, b *neardup.Batch, res *neardup.Result) statsJSON {
 		Seconds: map[string]float64{
 			"read_shingle": s.ReadShingle.Seconds(), "collapse": s.Collapse.Seconds(), "sign": s.Sign.Seconds(),
 			"lsh_verify": s.Candidate.Seconds(), "cluster": s.Group.Seconds(), "refine": s.Refine.Seconds(),
+			"second_pass": s.Second.Seconds(),
 		},
+		Passes: s.Passes, Reread: s.Reread,
 	}
 }
 
@@ -367,7 +371,8 @@ func writeStats(w io.Writer, f *dedupFlags, src *source, b *neardup.Batch, res *
 	return enc.Encode(makeStats(src, b, res))
 }
 
-func printSummary(w io.Writer, b *neardup.Batch, src *source, res *neardup.Result, write, total time.Duration) {
+// printSummary writes the run's summary; why says why it took two passes.
+func printSummary(w io.Writer, b *neardup.Batch, src *source, res *neardup.Result, why string, write, total time.Duration) {
 	o := b.Options()
 	s := res.Stats
 	mode := fmt.Sprintf("%s %d-grams", o.Shingle.Mode, o.Shingle.N)
@@ -406,8 +411,15 @@ func printSummary(w io.Writer, b *neardup.Batch, src *source, res *neardup.Resul
 	if o.Refine == neardup.RefineEdit {
 		fmt.Fprintf(w, "  refine:     edit similarity of %d pairs and cluster members in %s\n", len(res.Pairs), dur(s.Refine))
 	}
-	fmt.Fprintf(w, "  time:       read+shingle %s, identical %s, sign %s, lsh+verify %s, cluster %s, write %s; total %s\n",
-		dur(s.ReadShingle), dur(s.Collapse), dur(s.Sign), dur(s.Candidate), dur(s.Group), dur(write), dur(total))
+	if s.Passes == 2 {
+		fmt.Fprintf(w, "  passes:     2 (%s): the sets of %d documents in candidate pairs read again in %s\n", why, s.Reread, dur(s.Second))
+	}
+	second := ""
+	if s.Passes == 2 {
+		second = ", second pass " + dur(s.Second)
+	}
+	fmt.Fprintf(w, "  time:       read+shingle %s, identical %s, sign %s%s, lsh+verify %s, cluster %s, write %s; total %s\n",
+		dur(s.ReadShingle), dur(s.Collapse), dur(s.Sign), second, dur(s.Candidate), dur(s.Group), dur(write), dur(total))
 }
 
 // sizeBounds are the upper bounds of the cluster size classes of the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -177,6 +178,9 @@ func writeReport(w io.Writer, e *env, src *source, co corpus.Options, b *neardup
 		{"identical sets", dur(s.Collapse)},
 		{"signatures", dur(s.Sign)},
 		{"LSH + verification", dur(s.Candidate)},
+	}
+	if s.Passes == 2 {
+		d.Timing = append(d.Timing, reportRow{"second pass (candidates read again)", dur(s.Second)})
 	}
 	if o.Refine == neardup.RefineEdit {
 		d.Timing = append(d.Timing, reportRow{"edit similarities", dur(s.Refine)})
@@ -622,8 +626,9 @@ func clusterViews(e *env, src *source, co corpus.Options, b *neardup.Batch, t fl
 			}
 		}
 	}
-	notes, err := rereadDocs(e, src, co, func(doc int) bool { return where[doc] != 0 }, func(doc int, text []byte) {
+	notes, err := rereadDocs(context.Background(), e, src, co, func(doc int) bool { return where[doc] != 0 }, func(doc int, text []byte) error {
 		cts[where[doc]-1].add(int(pos[doc]), text)
+		return nil
 	})
 	if err != nil {
 		return nil, nil, err
@@ -641,9 +646,10 @@ func clusterViews(e *env, src *source, co corpus.Options, b *neardup.Batch, t fl
 // first pass) and calls visit with the text of each document d for which
 // want(d), in document order; text is valid only during the call. It relies
 // on what readDocs recorded in src: the documents of an input are
-// consecutive and in record order. It returns notes on inputs that could
-// not be read again.
-func rereadDocs(e *env, src *source, co corpus.Options, want func(doc int) bool, visit func(doc int, text []byte)) ([]string, error) {
+// consecutive and in record order. It returns visit's first error, ctx's
+// error when cancelled, and notes on inputs that could not be read again
+// (standard input not kept).
+func rereadDocs(ctx context.Context, e *env, src *source, co corpus.Options, want func(doc int) bool, visit func(doc int, text []byte) error) ([]string, error) {
 	var notes []string
 	for lo := 0; lo < len(src.fileOf); {
 		f := src.fileOf[lo]
@@ -673,7 +679,10 @@ func rereadDocs(e *env, src *source, co corpus.Options, want func(doc int) bool,
 			defer tmp.cleanup()
 			defer r.Close()
 			d := first
-			for wanted > 0 {
+			for n := 0; wanted > 0; n++ {
+				if n&1023 == 0 && ctx.Err() != nil {
+					return ctx.Err()
+				}
 				rec, err := r.Next()
 				if errors.Is(err, io.EOF) {
 					for d < hi && !want(d) {
@@ -688,7 +697,9 @@ func rereadDocs(e *env, src *source, co corpus.Options, want func(doc int) bool,
 					d++
 				}
 				if d < hi && int(src.numOf[d]) == rec.Num && want(d) {
-					visit(d, rec.Text)
+					if err := visit(d, rec.Text); err != nil {
+						return err
+					}
 					wanted--
 				}
 			}

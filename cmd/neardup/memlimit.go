@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/neardup/neardup"
+)
+
+// One pass holds every document's shingle set: measured on the generated
+// benchmark corpora (bench/run.sh), peak memory is about 2.5 times the
+// input's bytes at 100k and 1M documents. A compressed input is counted as
+// compressedRatio times its size.
+const (
+	onePassPerByte  = 2.5
+	compressedRatio = 4
+)
+
+// memoryLimit is the value of --memory-limit: a size in bytes, 0 for none,
+// or auto (-1): a share of the machine's memory.
+type memoryLimit int64
+
+const autoMemoryShare = 0.6
+
+func (m *memoryLimit) String() string {
+	switch {
+	case *m < 0:
+		return "auto"
+	case *m == 0:
+		return "none"
+	}
+	return humanBytes(int64(*m))
+}
+
+func (m *memoryLimit) Set(s string) error {
+	switch s {
+	case "auto":
+		*m = -1
+		return nil
+	case "none", "0":
+		*m = 0
+		return nil
+	}
+	n, err := parseSize(s)
+	if err != nil {
+		return err
+	}
+	*m = memoryLimit(n)
+	return nil
+}
+
+// parseSize parses a byte count with an optional unit: B, KB, MB, GB, TB
+// (powers of 1000), KiB, MiB, GiB, TiB (powers of 1024), or K, M, G, T
+// (powers of 1024).
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := len(t)
+	for i > 0 && (t[i-1] < '0' || t[i-1] > '9') && t[i-1] != '.' {
+		i--
+	}
+	num, unit := t[:i], strings.ToUpper(strings.TrimSpace(t[i:]))
+	mult := map[string]float64{"": 1, "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+		"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40,
+		"KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "TIB": 1 << 40}[unit]
+	v, err := strconv.ParseFloat(num, 64)
+	if mult == 0 || err != nil || v < 0 || math.IsInf(v*mult, 0) || v*mult >= 1<<62 {
+		return 0, fmt.Errorf("size %q: want a number of bytes with an optional unit (e.g. 800MB, 8GiB)", s)
+	}
+	return int64(v * mult), nil
+}
+
+// physicalMemory returns MemTotal from /proc/meminfo, or 0 if unknown.
+func physicalMemory() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
+
+// resolve returns the limit in bytes (0: none).
+func (m memoryLimit) resolve() int64 {
+	if m < 0 {
+		return int64(float64(physicalMemory()) * autoMemoryShare)
+	}
+	return int64(m)
+}
+
+// inputBytes estimates the text bytes of the inputs from their sizes on
+// disk (compressed files counted compressedRatio times; standard input
+// and what cannot be examined count 0).
+func inputBytes(inputs []string) int64 {
+	var total int64
+	add := func(path string, size int64) {
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".gz", ".zst", ".zstd":
+			size *= compressedRatio
+		}
+		total += size
+	}
+	for _, in := range inputs {
+		if in == "-" {
+			continue
+		}
+		fi, err := os.Stat(in)
+		if err != nil {
+			continue
+		}
+		if !fi.IsDir() {
+			add(in, fi.Size())
+			continue
+		}
+		filepath.WalkDir(in, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if i, err := d.Info(); err == nil {
+					add(p, i.Size())
+				}
+			}
+			return nil
+		})
+	}
+	return total
+}
+
+// planPasses returns why dedup should run in two passes, or "" for one:
+// when one pass would need more memory than the limit, and the options
+// allow two (exact verification, no idf weights, no edit refinement).
+// Standard input's size is not known in advance: it takes two passes
+// (spooled to a temporary file) under an explicit limit, one under auto.
+func planPasses(o neardup.Options, m memoryLimit, inputs []string) string {
+	limit := m.resolve()
+	if limit <= 0 || o.Verify != neardup.VerifyExact || o.Weight != neardup.WeightNone || o.Refine != neardup.RefineNone {
+		return ""
+	}
+	if m > 0 && slices.Contains(inputs, "-") {
+		return fmt.Sprintf("standard input, whose size is not known in advance, under --memory-limit %s", humanBytes(limit))
+	}
+	need := int64(onePassPerByte * float64(inputBytes(inputs)))
+	if need <= limit {
+		return ""
+	}
+	return fmt.Sprintf("one pass would need about %s, over --memory-limit %s", humanBytes(need), humanBytes(limit))
+}

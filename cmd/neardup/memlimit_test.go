@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMemoryLimitTwoPasses: a --memory-limit below what one pass needs
+// makes dedup take two passes, with byte-identical outputs (pairs, compact
+// pairs, clusters, the deduplicated corpus), over files and over standard
+// input (spooled), and says so in the summary and --stats.
+func TestMemoryLimitTwoPasses(t *testing.T) {
+	sample, err := os.ReadFile(reportSample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outputs := func(limit string, stdin bool, extra ...string) (map[string]string, string) {
+		dir := t.TempDir()
+		args := []string{"dedup", "--memory-limit", limit, "--pairs", filepath.Join(dir, "pairs.tsv"),
+			"--clusters", filepath.Join(dir, "clusters.jsonl"), "--output", filepath.Join(dir, "out.jsonl"),
+			"--stats", filepath.Join(dir, "stats.json")}
+		args = append(args, extra...)
+		in := ""
+		if stdin {
+			args = append(args, "--format", "jsonl", "-")
+			in = string(sample)
+		} else {
+			args = append(args, reportSample)
+		}
+		code, _, stderr := cli(t, in, args...)
+		if code != 0 {
+			t.Fatalf("dedup --memory-limit %s: exit %d: %s", limit, code, stderr)
+		}
+		got := map[string]string{}
+		for _, f := range []string{"pairs.tsv", "clusters.jsonl", "out.jsonl"} {
+			got[f] = read(t, filepath.Join(dir, f))
+		}
+		var st struct {
+			Passes   int `json:"passes"`
+			Reread   int `json:"reread_documents"`
+			Verified int `json:"verified_pairs"`
+		}
+		if err := json.Unmarshal([]byte(read(t, filepath.Join(dir, "stats.json"))), &st); err != nil {
+			t.Fatal(err)
+		}
+		want := 1
+		if limit != "none" {
+			want = 2
+		}
+		if st.Passes != want || (want == 2) != (st.Reread > 0) || st.Verified == 0 {
+			t.Errorf("--memory-limit %s: stats passes %d, reread %d, verified %d", limit, st.Passes, st.Reread, st.Verified)
+		}
+		if want == 2 && !strings.Contains(stderr, "passes:     2 (") {
+			t.Errorf("the summary does not say two passes were taken:\n%s", stderr)
+		}
+		return got, stderr
+	}
+	for _, extra := range [][]string{nil, {"--cluster", "components", "--keep", "longest", "--pairs-compact"}} {
+		one, _ := outputs("none", false, extra...)
+		for _, stdin := range []bool{false, true} {
+			two, _ := outputs("100KB", stdin, extra...)
+			for f, want := range one {
+				if two[f] != want {
+					t.Errorf("%v stdin=%v: %s differs between one and two passes", extra, stdin, f)
+				}
+			}
+		}
+	}
+	// The default (60% of this machine's memory) takes one pass here.
+	code, _, stderr := cli(t, "", "dedup", reportSample)
+	if code != 0 || strings.Contains(stderr, "passes:") {
+		t.Errorf("default limit: exit %d, %s", code, stderr)
+	}
+	for _, bad := range []string{"lots", "-5GB", "12XB", ""} {
+		if code, _, stderr := cli(t, "", "dedup", "--memory-limit", bad, reportSample); code != exitUsage || !strings.Contains(stderr, "memory-limit") {
+			t.Errorf("--memory-limit %q: exit %d, %q; want a usage error", bad, code, stderr)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for s, want := range map[string]int64{"800MB": 800e6, "8GiB": 8 << 30, "1.5G": 3 << 29, "123": 123, "4 kib": 4096, "2TB": 2e12} {
+		if got, err := parseSize(s); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+}

@@ -1,0 +1,220 @@
+package neardup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/shingle"
+)
+
+// sliceReread is a Rereader over texts in memory. It records which
+// documents were asked for; change, if set, alters a document's text.
+type sliceReread struct {
+	docs   []string
+	asked  []int
+	change func(d int, text string) string
+	extra  int // if >= 0, also give this document (a broken Rereader)
+}
+
+func (r *sliceReread) Reread(ctx context.Context, want func(d int) bool, fn func(d int, text []byte) error) error {
+	for d, text := range r.docs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !want(d) && d != r.extra {
+			continue
+		}
+		r.asked = append(r.asked, d)
+		if r.change != nil {
+			text = r.change(d, text)
+		}
+		if err := fn(d, []byte(text)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// withoutTimes returns st with the durations and the pass counts zeroed,
+// for comparing two runs.
+func withoutTimes(st Stats) Stats {
+	st.ReadShingle, st.Collapse, st.Sign, st.Candidate, st.Second, st.Refine, st.Group = 0, 0, 0, 0, 0, 0, 0
+	st.Passes, st.Reread = 0, 0
+	return st
+}
+
+// TestTwoPassSameAsOnePass: the two-pass mode reports exactly what one pass
+// reports (pairs with their Jaccard, clusters with their members' Jaccard,
+// Dup, the counts) over corpora with planted copies, chains, identical
+// documents, empty documents and buckets chained over MaxBucket, in star
+// and components mode with every keep policy; it reads again one document
+// per distinct set in a held candidate pair, and no other.
+func TestTwoPassSameAsOnePass(t *testing.T) {
+	docs := corpusDocs(t, 3000, 80, 5)
+	for i := 0; i < 300; i++ { // identical copies, some of a document that has near-copies
+		docs = append(docs, docs[i%7])
+	}
+	docs = append(docs, "", "  ", "one", "one", "one two three", "one two three four")
+	for _, c := range []struct {
+		name string
+		o    Options
+	}{
+		{"defaults", Options{}},
+		{"components-longest", Options{Cluster: ClusterComponents, Keep: KeepLongest}},
+		{"shortest-maxbucket3", Options{Keep: KeepShortest, MaxBucket: 3}},
+		{"char5-t0.6-maxcluster4", Options{Params: Params{Shingle: shingle.Options{Mode: shingle.Char, N: 5}, Threshold: 0.6}, MaxCluster: 4}},
+		{"t0.3-20x2-3workers", Options{Params: Params{Threshold: 0.3, LSH: lsh.Params{Bands: 20, Rows: 2}}, Workers: 3}},
+	} {
+		o := c.o
+		t.Run(c.name, func(t *testing.T) {
+			_, one := runBatch(t, o, docs)
+			rr := &sliceReread{docs: docs, extra: -1}
+			o2 := o
+			o2.Reread = rr
+			_, two := runBatch(t, o2, docs)
+			if one.Stats.Passes != 1 || two.Stats.Passes != 2 {
+				t.Fatalf("passes %d and %d, want 1 and 2", one.Stats.Passes, two.Stats.Passes)
+			}
+			if len(one.Pairs) == 0 || len(one.Clusters) == 0 {
+				t.Fatalf("no pairs: the comparison shows nothing")
+			}
+			if !reflect.DeepEqual(one.Pairs, two.Pairs) {
+				t.Errorf("pairs differ: %d in one pass, %d in two", len(one.Pairs), len(two.Pairs))
+			}
+			if !reflect.DeepEqual(one.Clusters, two.Clusters) {
+				t.Errorf("clusters differ")
+			}
+			if !reflect.DeepEqual(one.Dup, two.Dup) {
+				t.Errorf("Dup differs")
+			}
+			if a, b := withoutTimes(one.Stats), withoutTimes(two.Stats); !reflect.DeepEqual(a, b) {
+				t.Errorf("stats differ:\n one %+v\n two %+v", a, b)
+			}
+			// Read again: exactly the earliest document of each distinct
+			// set in a verified pair (and no more than the held ones).
+			inPair := map[int]bool{}
+			for _, p := range two.Pairs {
+				if p.Jaccard < 1 || two.Canonical(p.B) == p.B {
+					inPair[two.Canonical(p.A)], inPair[two.Canonical(p.B)] = true, true
+				}
+			}
+			asked := map[int]bool{}
+			for _, d := range rr.asked {
+				if asked[d] || two.Canonical(d) != d {
+					t.Fatalf("document %d read again twice, or not the earliest of its set", d)
+				}
+				asked[d] = true
+			}
+			for d := range inPair {
+				if !asked[d] {
+					t.Errorf("document %d is in a verified pair but was not read again", d)
+				}
+			}
+			if two.Stats.Reread != len(rr.asked) || len(rr.asked) >= two.Stats.Distinct {
+				t.Errorf("read again %d (stats %d) of %d distinct sets", len(rr.asked), two.Stats.Reread, two.Stats.Distinct)
+			}
+			// Similarity: exact where the sets were kept, NaN elsewhere.
+			for _, p := range two.Pairs[:min(50, len(two.Pairs))] {
+				if s := two.Similarity(p.A, p.B); s != p.Jaccard {
+					t.Errorf("Similarity(%d, %d) = %v, want %v", p.A, p.B, s, p.Jaccard)
+				}
+			}
+			kept := rr.asked[0]
+			for d := range docs {
+				if !asked[two.Canonical(d)] && len(strings.Fields(docs[d])) > 5 {
+					if s := two.Similarity(d, kept); !math.IsNaN(s) {
+						t.Errorf("Similarity(%d, %d) = %v with a set not kept, want NaN", d, kept, s)
+					}
+					if s := one.Similarity(d, kept); math.IsNaN(s) {
+						t.Errorf("one pass: Similarity(%d, %d) = NaN", d, kept)
+					}
+					break
+				}
+			}
+		})
+	}
+}
+
+// TestTwoPassOnlyWhereItApplies: estimate verification, idf weights and the
+// edit refinement need every set or none, so they run in one pass.
+func TestTwoPassOnlyWhereItApplies(t *testing.T) {
+	docs := corpusDocs(t, 300, 60, 9)
+	for _, o := range []Options{{Verify: VerifyEstimate}, {Params: Params{Weight: WeightIDF}}, {Refine: RefineEdit}} {
+		rr := &sliceReread{docs: docs, extra: -1}
+		o.Reread = rr
+		_, res := runBatch(t, o, docs)
+		if res.Stats.Passes != 1 || len(rr.asked) != 0 {
+			t.Errorf("%+v: %d passes, %d documents read again; want 1 and 0", o, res.Stats.Passes, len(rr.asked))
+		}
+	}
+}
+
+// TestTwoPassChangedInput: a document whose text changed between the
+// passes, or that is missing the second time, fails the run with
+// ErrChanged; a Rereader that gives a document not asked for fails it with
+// ErrInvalid.
+func TestTwoPassChangedInput(t *testing.T) {
+	docs := corpusDocs(t, 500, 60, 3)
+	_, one := runBatch(t, Options{}, docs)
+	if len(one.Pairs) == 0 {
+		t.Fatal("no pairs")
+	}
+	victim := one.Pairs[0].A
+	run := func(rr *sliceReread) error {
+		b, err := NewBatch(Options{Reread: rr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range docs {
+			if err := b.Add(fmt.Sprint(i), []byte(d)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err = b.Run(context.Background())
+		return err
+	}
+	changed := &sliceReread{docs: docs, extra: -1, change: func(d int, text string) string {
+		if d == victim {
+			return text + " and one more sentence at the end"
+		}
+		return text
+	}}
+	if err := run(changed); !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), fmt.Sprintf("document %d", victim)) {
+		t.Errorf("changed text: %v, want ErrChanged naming document %d", err, victim)
+	}
+	short := &sliceReread{docs: docs[:victim], extra: -1}
+	if err := run(short); !errors.Is(err, ErrChanged) {
+		t.Errorf("missing document: %v, want ErrChanged", err)
+	}
+	extra := &sliceReread{docs: docs, extra: len(docs) - 1}
+	if one.Canonical(len(docs)-1) == len(docs)-1 {
+		// Make sure the extra one is not asked for anyway.
+		extra.extra = -1
+		for d := range docs {
+			if one.Canonical(d) != d {
+				extra.extra = d
+				break
+			}
+		}
+	}
+	if extra.extra >= 0 {
+		if err := run(extra); !errors.Is(err, ErrInvalid) {
+			t.Errorf("a document not asked for: %v, want ErrInvalid", err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	b, _ := NewBatch(Options{Reread: &sliceReread{docs: docs, extra: -1}})
+	for i, d := range docs {
+		b.Add(fmt.Sprint(i), []byte(d))
+	}
+	if _, err := b.Run(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
