@@ -49,6 +49,7 @@ type Batch struct {
 	cur    *chunk
 
 	work    chan *chunk // nil until the first chunk is flushed
+	free    chan []byte // text buffers of shingled chunks, for new chunks
 	wg      sync.WaitGroup
 	started time.Time
 	ran     bool
@@ -136,7 +137,7 @@ func (b *Batch) Add(id string, text []byte) error {
 	c := b.cur
 	if c == nil || len(c.ends) >= chunkDocs || (len(c.buf) > 0 && len(c.buf)+len(text) > chunkBytes) || len(c.buf)+len(text) > 1<<31-1 {
 		b.flush()
-		c = &chunk{start: len(b.ids), buf: make([]byte, 0, max(chunkBytes, len(text))), ends: make([]int32, 0, chunkDocs)}
+		c = &chunk{start: len(b.ids), buf: textBuffer(b.free, len(text)), ends: make([]int32, 0, chunkDocs)}
 		b.cur = c
 	}
 	c.buf = append(c.buf, text...)
@@ -146,6 +147,32 @@ func (b *Batch) Add(id string, text []byte) error {
 	return nil
 }
 
+// textBuffer returns an empty buffer for a chunk whose first text has n
+// bytes: a recycled one from free if there is one large enough, else a new
+// one. Reusing the buffers of shingled chunks keeps the text in flight to
+// a few megabytes of memory that is already touched, instead of fresh
+// memory for every chunk (on a virtual machine, first touching memory can
+// cost more than the copy into it).
+func textBuffer(free chan []byte, n int) []byte {
+	select {
+	case buf := <-free:
+		if cap(buf) >= n {
+			return buf[:0]
+		}
+	default:
+	}
+	return make([]byte, 0, max(chunkBytes, n))
+}
+
+// recycle offers a chunk's text buffer for reuse; it is dropped if free is
+// full.
+func recycle(free chan []byte, buf []byte) {
+	select {
+	case free <- buf[:0]:
+	default:
+	}
+}
+
 // flush hands the current chunk to the workers, starting them first.
 func (b *Batch) flush() {
 	if b.cur == nil {
@@ -153,6 +180,7 @@ func (b *Batch) flush() {
 	}
 	if b.work == nil {
 		b.work = make(chan *chunk, 2*b.o.Workers)
+		b.free = make(chan []byte, 2*b.o.Workers+2)
 		for range b.o.Workers {
 			b.wg.Go(b.shingleWorker)
 		}
@@ -240,6 +268,7 @@ func (b *Batch) shingleWorker() {
 				c.setEnds[i] = int32(len(c.sets))
 			}
 		}
+		recycle(b.free, c.buf)
 		c.buf, c.ends = nil, nil
 		b.done.Add(int64(n))
 	}
@@ -694,12 +723,12 @@ func (b *Batch) sign(v *views) {
 func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, error) {
 	o := b.o
 	b.setStage("lsh", int64(o.LSH.Bands))
-	found := make([][]Pair, o.Workers)
+	found := make([]blockList[Pair], o.Workers)
 	// In two-pass mode the candidates that pass the pre-filter are held
 	// (per worker) until the second pass has read their sets.
-	var held [][][2]uint32
+	var held []blockList[[2]uint32]
 	if o.twoPass() {
-		held = make([][][2]uint32, o.Workers)
+		held = make([]blockList[[2]uint32], o.Workers)
 	}
 	cand := lsh.Candidates{Params: o.LSH, Slots: o.Slots, Sigs: v.sigs, Workers: o.Workers,
 		MaxBucket: max(o.MaxBucket, 0), BandsDone: &b.done}
@@ -709,13 +738,13 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 			return
 		}
 		if held != nil {
-			held[w] = append(held[w], [2]uint32{i, j})
+			held[w].add([2]uint32{i, j})
 			return
 		}
 		v.withSet(&x, i)
 		v.withSet(&y, j)
 		if jac, ok := b.ver.Confirm(&x, &y); ok {
-			found[w] = append(found[w], Pair{A: int(v.uniq[i]), B: int(v.uniq[j]), Jaccard: jac})
+			found[w].add(Pair{A: int(v.uniq[i]), B: int(v.uniq[j]), Jaccard: jac})
 		}
 	})
 	if err != nil {
@@ -731,9 +760,13 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 			return nil, err
 		}
 	}
-	var pairs []Pair
+	n := st.Identical
 	for _, f := range found {
-		pairs = append(pairs, f...)
+		n += f.n
+	}
+	pairs := make([]Pair, 0, n)
+	for _, f := range found {
+		pairs = f.appendTo(pairs)
 	}
 	st.Verified = len(pairs)
 	for d, r := range v.rep {
@@ -769,16 +802,21 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 // secondPass reads again the documents of the held candidate pairs (one
 // per distinct set), keeps their sets and verifies the pairs. It returns
 // the verified pairs, in lists in no particular order.
-func (b *Batch) secondPass(ctx context.Context, v *views, held [][][2]uint32, st *Stats) ([][]Pair, error) {
+func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]uint32], st *Stats) ([]blockList[Pair], error) {
 	t0 := time.Now()
 	st.Passes = 2
 	need := make([]bool, len(v.uniq))
-	var all [][2]uint32
+	n := 0
 	for _, h := range held {
-		for _, p := range h {
-			need[p[0]], need[p[1]] = true, true
-		}
-		all = append(all, h...)
+		n += h.n
+	}
+	all := make([][2]uint32, 0, n)
+	for i := range held {
+		all = held[i].appendTo(all)
+		held[i] = blockList[[2]uint32]{}
+	}
+	for _, p := range all {
+		need[p[0]], need[p[1]] = true, true
 	}
 	for _, x := range need {
 		if x {
@@ -809,13 +847,13 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held [][][2]uint32, st
 		}
 		b.done.Add(int64(hi - lo))
 	})
-	var pairs []Pair
+	var pairs blockList[Pair]
 	for k, s := range jac {
 		if s >= 0 {
-			pairs = append(pairs, Pair{A: int(v.uniq[all[k][0]]), B: int(v.uniq[all[k][1]]), Jaccard: s})
+			pairs.add(Pair{A: int(v.uniq[all[k][0]]), B: int(v.uniq[all[k][1]]), Jaccard: s})
 		}
 	}
-	return [][]Pair{pairs}, nil
+	return []blockList[Pair]{pairs}, nil
 }
 
 // loadSets reads again, through Options.Reread, the earliest document of
@@ -825,6 +863,7 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held [][][2]uint32, st
 func (b *Batch) loadSets(ctx context.Context, v *views, need []bool) error {
 	o := b.o
 	work := make(chan *chunk, 2*o.Workers)
+	free := make(chan []byte, 2*o.Workers+2)
 	var mu sync.Mutex
 	var failed error
 	fail := func(err error) {
@@ -857,6 +896,7 @@ func (b *Batch) loadSets(ctx context.Context, v *views, need []bool) error {
 					}
 					v.sets[d] = set
 				}
+				recycle(free, c.buf)
 				c.buf, c.ends, c.setEnds = nil, nil, nil
 				b.done.Add(int64(len(c.docs)))
 			}
@@ -880,7 +920,7 @@ func (b *Batch) loadSets(ctx context.Context, v *views, need []bool) error {
 			if cur != nil {
 				work <- cur
 			}
-			cur = &chunk{buf: make([]byte, 0, max(chunkBytes, len(text)))}
+			cur = &chunk{buf: textBuffer(free, len(text))}
 		}
 		cur.buf = append(cur.buf, text...)
 		cur.ends = append(cur.ends, int32(len(cur.buf)))
@@ -910,6 +950,34 @@ func (b *Batch) loadSets(ctx context.Context, v *views, need []bool) error {
 		}
 	}
 	return nil
+}
+
+// blockList is a list that grows in blocks of blockLen values, so that
+// growing it never copies what it holds: a slice grown by append copies
+// everything at each doubling and touches about twice the memory, which on
+// a machine where fresh memory is slow to touch costs more than the values.
+type blockList[T any] struct {
+	blocks [][]T
+	n      int
+}
+
+const blockLen = 1 << 14
+
+func (l *blockList[T]) add(x T) {
+	if len(l.blocks) == 0 || len(l.blocks[len(l.blocks)-1]) == blockLen {
+		l.blocks = append(l.blocks, make([]T, 0, blockLen))
+	}
+	last := &l.blocks[len(l.blocks)-1]
+	*last = append(*last, x)
+	l.n++
+}
+
+// appendTo appends the values to dst in the order they were added.
+func (l *blockList[T]) appendTo(dst []T) []T {
+	for _, b := range l.blocks {
+		dst = append(dst, b...)
+	}
+	return dst
 }
 
 func (b *Batch) setStage(name string, total int64) {
