@@ -88,11 +88,16 @@ func (s *Shingler) appendWord(dst []uint64, text []byte) []uint64 {
 	n := s.o.N
 	// ring holds each token hash twice, at k and k+n, so the last n token
 	// hashes are always the contiguous ring[next:next+n]. For n <= 3 the
-	// previous tokens p1 (last), p2 are kept in registers instead.
+	// chain's partial values are kept in registers instead: a1 =
+	// mum(K3^p1, K4) of the last token p1, and b1 = mum(mum(K3^p2, K4)^p1,
+	// K4) of the two before. Then a new token t gives the 3-gram hash
+	// mum(b1^t, K4) and the next a1 and b1 with three multiplications that
+	// do not wait for each other, where evaluating the chain from the start
+	// would take three in a row.
 	ring := s.ring[:2*n]
 	next := 0  // ring slot of the next token
 	count := 0 // tokens seen, saturating at n
-	var p1, p2 uint64
+	var a1, b1 uint64
 	i := 0
 	for i < len(text) {
 		// Fast path 1: skip ASCII separators 8 bytes at a time.
@@ -150,25 +155,24 @@ func (s *Shingler) appendWord(dst []uint64, text []byte) []uint64 {
 		if next == n {
 			next = 0
 		}
-		if count < n {
-			count++
-			if count < n {
-				p2, p1 = p1, t
-				continue
-			}
-		}
 		var sh uint64
 		switch n {
 		case 1:
 			sh = mum(k3^t, k4)
 		case 2:
-			sh = mum(mum(k3^p1, k4)^t, k4)
+			sh = mum(a1^t, k4)
 		case 3:
-			sh = mum(mum(mum(k3^p2, k4)^p1, k4)^t, k4)
+			sh = mum(b1^t, k4)
 		default:
 			sh = chain(ring[next : next+n])
 		}
-		p2, p1 = p1, t
+		b1, a1 = mum(a1^t, k4), mum(k3^t, k4)
+		if count < n {
+			count++
+			if count < n {
+				continue
+			}
+		}
 		dst = append(dst, sh)
 	}
 	if 0 < count && count < n {
