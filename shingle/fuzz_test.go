@@ -13,6 +13,10 @@ func FuzzAppendSet(f *testing.F) {
 		"", " ", "The quick brown fox", "a a a a", "possibilitÃ  \xff\xfe", "Привет, мир! 日本語",
 		"İstanbul \u212a ẞ Ⱥ", "\u00a0x\u3000y\u2028", "abcdefghijklmnopq", "e\u0301", "😀👍🏽",
 		"日本語の\nテキスト ＬＩＮＵＸ", "हिन्दी भाषा", "ภาษา\nไทย กิน", "العَرَبِيَّة", "Tie\u0302\u0301ng", "ｶﾀｶﾅ ﬁ", "\u0301x漢\u0301",
+		// ASCII over several 64-byte blocks (appendWordASCII), a token across
+		// a block boundary and one ending the text exactly at a block's end.
+		"Lorem ipsum DOLOR sit amet, consectetur_adipiscing elit 2024. Sed do eiusmodtemporincididuntutlabore et dolore",
+		"0123456789012345678901234567890123456789012345678901234567890 abcdefghijklmnopqrstuvwxyz0123456789",
 	} {
 		f.Add([]byte(s), uint8(0), uint8(0))
 		f.Add([]byte(s), uint8(1), uint8(4))

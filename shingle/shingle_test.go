@@ -632,3 +632,50 @@ func TestAppendTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestASCIIPath: on ASCII text, the mask-based path (appendWordASCII)
+// gives the same hashes in the same order as the general path, for
+// shingle lengths 1 to 5, over random text whose tokens and separator runs
+// have every length from 1 to 70, so that they start, end and cross every
+// position of the 64-byte blocks and the text's end.
+func TestASCIIPath(t *testing.T) {
+	defer func(saved bool) { useASCIIPath = saved }(useASCIIPath)
+	r := rand.New(rand.NewPCG(7, 7))
+	const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	const seps = " \n\t.,;:!?'\"()-_/@#\x00\x7f~"
+	run := func(n int) []byte {
+		var b []byte
+		for len(b) < n {
+			k := 1 + r.IntN(8)
+			if r.IntN(10) == 0 {
+				k = 1 + r.IntN(70)
+			}
+			for range k {
+				b = append(b, alnum[r.IntN(len(alnum))])
+			}
+			for range 1 + r.IntN(3) {
+				b = append(b, seps[r.IntN(len(seps))])
+			}
+		}
+		return b
+	}
+	for i := range 3000 {
+		text := run(r.IntN(300))
+		if r.IntN(2) == 0 { // end on a token byte half of the time
+			text = bytes.TrimRight(text, seps)
+		}
+		if i%3 == 0 {
+			text = text[r.IntN(len(text)+1):] // start anywhere
+		}
+		for n := 1; n <= 5; n++ {
+			s := mustNew(t, Options{Mode: Word, N: n})
+			useASCIIPath = true
+			fast := s.appendWord(nil, text)
+			useASCIIPath = false
+			general := s.appendWord(nil, text)
+			if !slices.Equal(fast, general) {
+				t.Fatalf("N=%d %q:\n ascii   %x\n general %x", n, text, fast, general)
+			}
+		}
+	}
+}

@@ -83,21 +83,173 @@ func classify8(w uint64) (alnum, nonASCII uint64) {
 	return (digit | letter) & high &^ nonASCII, nonASCII
 }
 
+// grams turns a stream of token hashes into word shingle hashes.
+//
+// ring holds each token hash twice, at k and k+n, so the last n token
+// hashes are always the contiguous ring[next:next+n]. For n <= 3 the
+// chain's partial values are kept instead: a1 = mum(K3^p1, K4) of the last
+// token p1, and b1 = mum(mum(K3^p2, K4)^p1, K4) of the two before. Then a
+// new token t gives the 3-gram hash mum(b1^t, K4) and the next a1 and b1
+// with three multiplications that do not wait for each other, where
+// evaluating the chain from the start would take three in a row.
+type grams struct {
+	ring   []uint64
+	n      int
+	next   int // ring slot of the next token
+	count  int // tokens seen, saturating at n
+	a1, b1 uint64
+}
+
+// push adds token hash t and appends the shingle it completes, if any.
+func (g *grams) push(dst []uint64, t uint64) []uint64 {
+	if g.n > 3 {
+		return g.pushRing(dst, t)
+	}
+	sh := [3]uint64{mum(k3^t, k4), mum(g.a1^t, k4), mum(g.b1^t, k4)}
+	g.a1, g.b1 = sh[0], sh[1]
+	if g.count < g.n {
+		if g.count++; g.count < g.n {
+			return dst
+		}
+	}
+	return append(dst, sh[g.n-1])
+}
+
+// pushRing is push for n > 3, with the ring.
+func (g *grams) pushRing(dst []uint64, t uint64) []uint64 {
+	n := g.n
+	g.ring[g.next] = t
+	g.ring[g.next+n] = t
+	if g.next++; g.next == n {
+		g.next = 0
+	}
+	if g.count < n {
+		if g.count++; g.count < n {
+			return dst
+		}
+	}
+	return append(dst, chain(g.ring[g.next:g.next+n]))
+}
+
+// finish appends the one shingle of a text with fewer than n tokens (but
+// at least one): the chain of its tokens, which for n <= 3 is a1 (one
+// token) or b1 (two).
+func (g *grams) finish(dst []uint64) []uint64 {
+	switch {
+	case g.count == 0 || g.count == g.n:
+	case g.n > 3:
+		dst = append(dst, chain(g.ring[:g.count]))
+	case g.count == 1:
+		dst = append(dst, g.a1)
+	default:
+		dst = append(dst, g.b1)
+	}
+	return dst
+}
+
+// useASCIIPath selects appendWordASCII for ASCII text. Tests turn it off
+// to compare the two paths.
+var useASCIIPath = true
+
+// isASCII reports whether text has no byte >= 0x80, 8 bytes at a time.
+func isASCII(text []byte) bool {
+	var acc uint64
+	i := 0
+	for ; i+32 <= len(text); i += 32 {
+		acc |= binary.LittleEndian.Uint64(text[i:]) | binary.LittleEndian.Uint64(text[i+8:]) |
+			binary.LittleEndian.Uint64(text[i+16:]) | binary.LittleEndian.Uint64(text[i+24:])
+	}
+	for ; i+8 <= len(text); i += 8 {
+		acc |= binary.LittleEndian.Uint64(text[i:])
+	}
+	for ; i < len(text); i++ {
+		acc |= uint64(text[i])
+	}
+	return acc&high == 0
+}
+
+// gather8 packs bit 7 of each byte of x, whose other bits are zero, into
+// the low 8 bits (byte k to bit k): the bits move to 56+k under the
+// multiplication, and no two partial products meet there.
+func gather8(x uint64) uint64 {
+	return (x >> 7) * 0x0102040810204080 >> 56
+}
+
+// alnum64 returns the mask of ASCII letters and digits among the 64 bytes
+// text[i:i+64] (bit k for text[i+k]); bytes past the end count as
+// separators.
+func alnum64(text []byte, i int) uint64 {
+	var m uint64
+	if i+64 <= len(text) {
+		t := text[i : i+64 : i+64]
+		for k := 0; k < 64; k += 8 {
+			a, _ := classify8(binary.LittleEndian.Uint64(t[k:]))
+			m |= gather8(a) << k
+		}
+		return m
+	}
+	for k := 0; k < 64 && i+k < len(text); k += 8 {
+		a, _ := classify8(load8(text, i+k))
+		m |= gather8(a) << k
+	}
+	return m
+}
+
+// appendWordASCII is appendWord for text with no byte >= 0x80. Token
+// boundaries come from masks of 64 bytes at a time rather than from a
+// scan that waits on each token's end to find the next, and each token is
+// hashed straight from the text.
+func (s *Shingler) appendWordASCII(dst []uint64, text []byte) []uint64 {
+	g := grams{ring: s.ring[:2*s.o.N], n: s.o.N}
+	start := -1     // start of the token in progress, if any
+	var carry uint64 // 1 if the last byte of the previous block was a token byte
+	// A token in progress at the end ends in the block at or after
+	// len(text), which is all separators: no more blocks are needed.
+	for pos := 0; pos < len(text) || start >= 0 && pos <= len(text); pos += 64 {
+		m := alnum64(text, pos)
+		prev := m<<1 | carry
+		starts := m &^ prev
+		ends := prev &^ m
+		carry = m >> 63
+		for {
+			if start < 0 {
+				if starts == 0 {
+					break
+				}
+				start = pos + bits.TrailingZeros64(starts)
+				starts &= starts - 1
+			}
+			if ends == 0 {
+				break
+			}
+			end := pos + bits.TrailingZeros64(ends)
+			ends &= ends - 1
+			dst = g.push(dst, hashASCIIToken(text, start, end))
+			start = -1
+		}
+	}
+	return g.finish(dst)
+}
+
+// hashASCIIToken returns H of the lower-cased text[a:b], all ASCII letters
+// and digits.
+func hashASCIIToken(text []byte, a, b int) uint64 {
+	h := uint64(k0)
+	n := b - a
+	for ; b-a > 8; a += 8 {
+		h = mum(h^(binary.LittleEndian.Uint64(text[a:])|lowASCII), k1)
+	}
+	r := uint(b - a) // 1..8
+	h = mum(h^(load8(text, a)|lowASCII)&(^uint64(0)>>(64-8*r)), k1)
+	return mum(h^uint64(n), k2)
+}
+
 // appendWord appends the word shingle hashes of text to dst, unsorted.
 func (s *Shingler) appendWord(dst []uint64, text []byte) []uint64 {
-	n := s.o.N
-	// ring holds each token hash twice, at k and k+n, so the last n token
-	// hashes are always the contiguous ring[next:next+n]. For n <= 3 the
-	// chain's partial values are kept in registers instead: a1 =
-	// mum(K3^p1, K4) of the last token p1, and b1 = mum(mum(K3^p2, K4)^p1,
-	// K4) of the two before. Then a new token t gives the 3-gram hash
-	// mum(b1^t, K4) and the next a1 and b1 with three multiplications that
-	// do not wait for each other, where evaluating the chain from the start
-	// would take three in a row.
-	ring := s.ring[:2*n]
-	next := 0  // ring slot of the next token
-	count := 0 // tokens seen, saturating at n
-	var a1, b1 uint64
+	if useASCIIPath && isASCII(text) {
+		return s.appendWordASCII(dst, text)
+	}
+	g := grams{ring: s.ring[:2*s.o.N], n: s.o.N}
 	i := 0
 	for i < len(text) {
 		// Fast path 1: skip ASCII separators 8 bytes at a time.
@@ -148,37 +300,9 @@ func (s *Shingler) appendWord(dst []uint64, text []byte) []uint64 {
 				break
 			}
 		}
-
-		ring[next] = t
-		ring[next+n] = t
-		next++
-		if next == n {
-			next = 0
-		}
-		var sh uint64
-		switch n {
-		case 1:
-			sh = mum(k3^t, k4)
-		case 2:
-			sh = mum(a1^t, k4)
-		case 3:
-			sh = mum(b1^t, k4)
-		default:
-			sh = chain(ring[next : next+n])
-		}
-		b1, a1 = mum(a1^t, k4), mum(k3^t, k4)
-		if count < n {
-			count++
-			if count < n {
-				continue
-			}
-		}
-		dst = append(dst, sh)
+		dst = g.push(dst, t)
 	}
-	if 0 < count && count < n {
-		dst = append(dst, chain(ring[:count]))
-	}
-	return dst
+	return g.finish(dst)
 }
 
 // slowToken hashes the token that starts at text[i], whose first rune is
