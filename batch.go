@@ -806,17 +806,17 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]ui
 	t0 := time.Now()
 	st.Passes = 2
 	need := make([]bool, len(v.uniq))
-	n := 0
-	for _, h := range held {
-		n += h.n
-	}
-	all := make([][2]uint32, 0, n)
+	var blocks [][][2]uint32
+	total := 0
 	for i := range held {
-		all = held[i].appendTo(all)
+		for _, blk := range held[i].blocks {
+			for _, p := range blk {
+				need[p[0]], need[p[1]] = true, true
+			}
+		}
+		blocks = append(blocks, held[i].blocks...)
+		total += held[i].n
 		held[i] = blockList[[2]uint32]{}
-	}
-	for _, p := range all {
-		need[p[0]], need[p[1]] = true, true
 	}
 	for _, x := range need {
 		if x {
@@ -832,28 +832,38 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]ui
 		return nil, err
 	}
 
-	b.setStage("verify", int64(len(all)))
-	jac := make([]float64, len(all))
-	parallel(b.o.Workers, len(all), 256, func(lo, hi int) {
-		for k := lo; k < hi; k++ {
-			i, j := all[k][0], all[k][1]
-			x, y := v.filterView(i), v.filterView(j)
-			v.withSet(&x, i)
-			v.withSet(&y, j)
-			jac[k] = -1
-			if s, ok := b.ver.Confirm(&x, &y); ok {
-				jac[k] = s
+	// Verify the held pairs block by block, each block dropped once done,
+	// the verified pairs kept per worker.
+	b.setStage("verify", int64(total))
+	found := make([]blockList[Pair], b.o.Workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range b.o.Workers {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				k := int(next.Add(1)) - 1
+				if k >= len(blocks) {
+					return
+				}
+				for _, p := range blocks[k] {
+					i, j := p[0], p[1]
+					x, y := v.filterView(i), v.filterView(j)
+					v.withSet(&x, i)
+					v.withSet(&y, j)
+					if s, ok := b.ver.Confirm(&x, &y); ok {
+						found[w].add(Pair{A: int(v.uniq[i]), B: int(v.uniq[j]), Jaccard: s})
+					}
+				}
+				b.done.Add(int64(len(blocks[k])))
+				blocks[k] = nil
 			}
-		}
-		b.done.Add(int64(hi - lo))
-	})
-	var pairs blockList[Pair]
-	for k, s := range jac {
-		if s >= 0 {
-			pairs.add(Pair{A: int(v.uniq[all[k][0]]), B: int(v.uniq[all[k][1]]), Jaccard: s})
-		}
+		})
 	}
-	return []blockList[Pair]{pairs}, nil
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return found, nil
 }
 
 // loadSets reads again, through Options.Reread, the earliest document of
