@@ -48,6 +48,7 @@ type Batch struct {
 	chunks []*chunk
 	cur    *chunk
 
+	arena   *sigArena   // VerifyEstimate and two passes: the per-document signatures, if the system gave one
 	work    chan *chunk // nil until the first chunk is flushed
 	free    chan []byte // text buffers of shingled chunks, for new chunks
 	wg      sync.WaitGroup
@@ -74,6 +75,7 @@ type chunk struct {
 	fps2    []uint64 // two-pass mode: the second fingerprint of each set
 	sigs    []uint32 // VerifyEstimate and the two-pass mode: Slots values per document
 	docs    []uint32 // the second pass: the document of each text
+	inArena bool     // sigs are the batch's arena's, at start
 	toks    []uint64 // RefineEdit: token sequences, back to back
 	tokEnds []int32  // end of each token sequence in toks
 	invalid int      // documents with invalid UTF-8
@@ -126,8 +128,8 @@ func (b *Batch) Add(id string, text []byte) error {
 		return ErrClosed
 	case b.ran:
 		return ErrRan
-	case len(b.ids) >= maxDocs:
-		return fmt.Errorf("%w: more than %d documents", ErrTooLarge, maxDocs)
+	case int64(len(b.ids)) >= maxDocs:
+		return fmt.Errorf("%w: more than %d documents", ErrTooLarge, int64(maxDocs))
 	case len(text) > 1<<31-1:
 		return fmt.Errorf("%w: document %q is larger than 2 GiB", ErrTooLarge, id)
 	}
@@ -179,6 +181,9 @@ func (b *Batch) flush() {
 		return
 	}
 	if b.work == nil {
+		if useSigArena && (b.o.Verify == VerifyEstimate || b.o.twoPass()) {
+			b.arena = newSigArena(b.o.Slots)
+		}
 		b.work = make(chan *chunk, 2*b.o.Workers)
 		b.free = make(chan []byte, 2*b.o.Workers+2)
 		for range b.o.Workers {
@@ -230,7 +235,11 @@ func (b *Batch) shingleWorker() {
 			c.fps2 = make([]uint64, n)
 		}
 		if estimate {
-			c.sigs = make([]uint32, 0, n*k)
+			if c.sigs = b.arena.chunk(c.start, n); c.sigs != nil {
+				c.inArena = true
+			} else {
+				c.sigs = make([]uint32, 0, n*k)
+			}
 		} else {
 			c.setEnds = make([]int32, n)
 			c.sets = make([]uint64, 0, len(c.buf)/5+16)
@@ -408,6 +417,7 @@ type views struct {
 	uniqOf []int32    // distinct-set index of each document, -1 if empty
 	uniq   []uint32   // the earliest document of each distinct set
 	sigs   []uint32   // signatures of the distinct sets, k values each
+	arena  *sigArena  // holds sigs when it is not nil: kept reachable with them
 	toks   [][]uint64 // RefineEdit: token sequence of each document, else nil
 	// weights (WeightIDF) holds the idf weights of each distinct set, and
 	// wsum their sums.
@@ -674,8 +684,18 @@ func (b *Batch) sign(v *views) {
 	o := b.o
 	k := o.Slots
 	nu := len(v.uniq)
-	v.sigs = make([]uint32, nu*k)
 	b.setStage("sign", int64(nu))
+	if b.arena != nil && !slices.ContainsFunc(b.chunks, func(c *chunk) bool { return !c.inArena }) {
+		// Every signature is in the arena: move the distinct ones to the
+		// front, in place.
+		v.sigs = b.arena.compact(v.uniq, len(b.ids))
+		v.arena = b.arena
+		for _, c := range b.chunks {
+			c.sigs = nil
+		}
+		return
+	}
+	v.sigs = make([]uint32, nu*k)
 	switch {
 	case o.Verify == VerifyEstimate || o.twoPass():
 		for _, c := range b.chunks {

@@ -141,6 +141,22 @@ func TestTwoPassSameAsOnePass(t *testing.T) {
 	}
 }
 
+// TestTwoPassWithoutArena: where the system gives no signature arena, the
+// signatures are copied from the chunks, with the same results.
+func TestTwoPassWithoutArena(t *testing.T) {
+	defer func(saved bool) { useSigArena = saved }(useSigArena)
+	docs := corpusDocs(t, 2000, 60, 21)
+	for _, o := range []Options{{}, {Verify: VerifyEstimate}} {
+		useSigArena = true
+		_, a := runBatch(t, Options{Verify: o.Verify, Reread: &sliceReread{docs: docs, extra: -1}}, docs)
+		useSigArena = false
+		_, b := runBatch(t, Options{Verify: o.Verify, Reread: &sliceReread{docs: docs, extra: -1}}, docs)
+		if len(a.Pairs) == 0 || !reflect.DeepEqual(a.Pairs, b.Pairs) || !reflect.DeepEqual(a.Clusters, b.Clusters) {
+			t.Errorf("verify %v: with and without the arena: %d and %d pairs, or other clusters", o.Verify, len(a.Pairs), len(b.Pairs))
+		}
+	}
+}
+
 // TestTwoPassOnlyWhereItApplies: estimate verification, idf weights and the
 // edit refinement need every set or none, so they run in one pass.
 func TestTwoPassOnlyWhereItApplies(t *testing.T) {

@@ -201,7 +201,7 @@ func alnum64(text []byte, i int) uint64 {
 // hashed straight from the text.
 func (s *Shingler) appendWordASCII(dst []uint64, text []byte) []uint64 {
 	g := grams{ring: s.ring[:2*s.o.N], n: s.o.N}
-	start := -1     // start of the token in progress, if any
+	start := -1      // start of the token in progress, if any
 	var carry uint64 // 1 if the last byte of the previous block was a token byte
 	// A token in progress at the end ends in the block at or after
 	// len(text), which is all separators: no more blocks are needed.

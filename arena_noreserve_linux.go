@@ -1,0 +1,7 @@
+//go:build linux
+
+package neardup
+
+import "syscall"
+
+const mapNoReserve = syscall.MAP_NORESERVE

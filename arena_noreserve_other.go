@@ -1,0 +1,5 @@
+//go:build !linux
+
+package neardup
+
+const mapNoReserve = 0
