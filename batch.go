@@ -432,7 +432,9 @@ func (v *views) sketch(d int) Sketch {
 		s.Set = v.sets[d]
 	}
 	if u := v.uniqOf[d]; u >= 0 {
-		s.Signature = v.sigs[int(u)*v.k : int(u+1)*v.k]
+		if v.sigs != nil {
+			s.Signature = v.sigs[int(u)*v.k : int(u+1)*v.k]
+		}
 		if v.weights != nil {
 			s.Weights, s.WeightSum = v.weights[u], v.wsum[u]
 		}
@@ -445,7 +447,10 @@ func (v *views) sketch(d int) Sketch {
 // candidate, most of which the filter rejects: loading the set's header
 // for them too cost a cache miss per side (3% of a 1M-document run).
 func (v *views) filterView(u uint32) Sketch {
-	s := Sketch{Size: int(v.counts[v.uniq[u]]), Signature: v.sigs[int(u)*v.k : int(u+1)*v.k]}
+	s := Sketch{Size: int(v.counts[v.uniq[u]])}
+	if v.sigs != nil {
+		s.Signature = v.sigs[int(u)*v.k : int(u+1)*v.k]
+	}
 	if v.wsum != nil {
 		s.WeightSum = v.wsum[u]
 	}
@@ -843,6 +848,13 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]ui
 			st.Reread++
 		}
 	}
+	// LSH and the pre-filter were the signatures' last use: exact
+	// verification, clusters and Result.Similarity read the sets. Give
+	// their memory back before the sets take theirs.
+	if v.arena != nil {
+		v.arena.release(0, len(v.sigs))
+	}
+	v.sigs = nil
 	b.setStage("reread", int64(st.Reread))
 	if err := b.loadSets(ctx, v, need); err != nil {
 		return nil, err
