@@ -7,6 +7,10 @@
 #   bench/run.sh            # 100k and 1M
 #   bench/run.sh 100000     # just one size
 #   RECALL=0 bench/run.sh   # skip the exact join (it takes a while on 1M)
+#   MEMORY_LIMIT=1GB bench/run.sh 1000000   # dedup --memory-limit (two passes)
+#
+# A second table gives each run's stages in seconds, from dedup --stats
+# (wall time of each stage; read+shingle overlaps the reading).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")
@@ -28,7 +32,7 @@ for n in "${sizes[@]}"; do
 	# Drop the page cache effect of generation: read the file once first.
 	cat "$corpus" >/dev/null
 	"$data/measure" -- "$data/neardup" dedup --quiet --threshold 0.5 --ngram 3 --num-perm 128 \
-		--pairs "$out/pairs.tsv" --clusters "$out/clusters.jsonl" --stats "$out/stats.json" "$corpus" 2>"$out/measure.txt"
+		--memory-limit "${MEMORY_LIMIT:-auto}" --pairs "$out/pairs.tsv" --clusters "$out/clusters.jsonl" --stats "$out/stats.json" "$corpus" 2>"$out/measure.txt"
 	m=$(grep '^measure:' "$out/measure.txt" | sed 's/^measure: //')
 	wall=$(echo "$m" | sed 's/.*"wall_seconds":\([0-9.]*\).*/\1/')
 	rss=$(echo "$m" | sed 's/.*"peak_rss_bytes":\([0-9]*\).*/\1/')
@@ -42,4 +46,16 @@ for n in "${sizes[@]}"; do
 	fi
 	awk -v n="$n" -v b="$bytes" -v w="$wall" -v r="$rss" -v p="$pairs" -v rc="$recall" -v pr="$precision" 'BEGIN {
 		printf "%-9d %9.1f %9.2f %8.0f %10.1f %10.0f %10d %9s %9s\n", n, b/1e6, w, n/w, b/1e6/w, r/1048576, p, rc, pr }'
+done
+
+echo
+printf '%-9s %7s %13s %9s %8s %8s %12s %8s\n' docs passes read+shingle identical sign lsh+ver second_pass cluster
+for n in "${sizes[@]}"; do
+	st="$data/out-$n/stats.json"
+	[ -s "$st" ] || continue
+	sec() { sed -n "s/.*\"$1\": \([0-9][0-9.e-]*\).*/\1/p" "$st" | head -n 1; }
+	passes=$(sed -n 's/.*"passes": \([0-9]*\).*/\1/p' "$st")
+	awk -v n="$n" -v p="$passes" -v a="$(sec read_shingle)" -v b="$(sec collapse)" -v c="$(sec sign)" -v d="$(sec lsh_verify)" \
+		-v e="$(sec second_pass)" -v f="$(sec cluster)" 'BEGIN {
+		printf "%-9d %7s %13.2f %9.2f %8.2f %8.2f %12.2f %8.2f\n", n, p, a, b, c, d, e, f }'
 done
