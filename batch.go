@@ -766,11 +766,7 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 			held[w].add([2]uint32{i, j})
 			return
 		}
-		v.withSet(&x, i)
-		v.withSet(&y, j)
-		if jac, ok := b.ver.Confirm(&x, &y); ok {
-			found[w].add(Pair{A: int(v.uniq[i]), B: int(v.uniq[j]), Jaccard: jac})
-		}
+		b.confirm(v, &x, &y, i, j, &found[w])
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -822,6 +818,16 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 		}
 	}
 	return pairs, nil
+}
+
+// confirm completes the filter views x and y of distinct sets i and j with
+// their sets and adds the pair to found if it is verified.
+func (b *Batch) confirm(v *views, x, y *Sketch, i, j uint32, found *blockList[Pair]) {
+	v.withSet(x, i)
+	v.withSet(y, j)
+	if jac, ok := b.ver.Confirm(x, y); ok {
+		found.add(Pair{A: int(v.uniq[i]), B: int(v.uniq[j]), Jaccard: jac})
+	}
 }
 
 // secondPass reads again the documents of the held candidate pairs (one
@@ -878,13 +884,8 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]ui
 					return
 				}
 				for _, p := range blocks[k] {
-					i, j := p[0], p[1]
-					x, y := v.filterView(i), v.filterView(j)
-					v.withSet(&x, i)
-					v.withSet(&y, j)
-					if s, ok := b.ver.Confirm(&x, &y); ok {
-						found[w].add(Pair{A: int(v.uniq[i]), B: int(v.uniq[j]), Jaccard: s})
-					}
+					x, y := v.filterView(p[0]), v.filterView(p[1])
+					b.confirm(v, &x, &y, p[0], p[1], &found[w])
 				}
 				b.done.Add(int64(len(blocks[k])))
 				blocks[k] = nil

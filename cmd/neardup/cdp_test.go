@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -35,10 +34,7 @@ func startDevtools(t *testing.T) *devtools {
 	t.Helper()
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	cmd := exec.CommandContext(ctx, "/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--hide-scrollbars", "--host-resolver-rules=MAP * ~NOTFOUND", "--remote-debugging-pipe",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "about:blank")
+	cmd := exec.CommandContext(ctx, "/usr/bin/chromium", append(chromiumFlags(dir), "--remote-debugging-pipe", "about:blank")...)
 	toBrowser, ours, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

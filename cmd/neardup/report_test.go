@@ -259,6 +259,15 @@ func TestReportRefusesToOverwriteInput(t *testing.T) {
 	}
 }
 
+// chromiumFlags are the flags of every headless Chromium the tests start,
+// its profile in dir: nothing leaves the machine (name resolution fails,
+// background services off).
+func chromiumFlags(dir string) []string {
+	return []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+		"--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + filepath.Join(dir, "profile")}
+}
+
 // chromium runs headless Chromium on page with args and returns its
 // standard output and the requests it logged that the page made (any
 // non-file URL whose initiator is not the browser itself). Name resolution
@@ -269,10 +278,8 @@ func chromium(t *testing.T, page string, args ...string) (stdout string, pageReq
 	netlog := filepath.Join(dir, "netlog.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	all := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-		"--host-resolver-rules=MAP * ~NOTFOUND", "--log-net-log=" + netlog,
-		"--user-data-dir=" + filepath.Join(dir, "profile")}, args...)
+	all := append(chromiumFlags(dir), "--log-net-log="+netlog)
+	all = append(all, args...)
 	cmd := exec.CommandContext(ctx, "/usr/bin/chromium", append(all, "file://"+page)...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
