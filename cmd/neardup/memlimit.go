@@ -15,8 +15,8 @@ import (
 )
 
 // One pass holds every document's shingle set: measured on the generated
-// benchmark corpora (bench/run.sh), peak memory is about 2.5 times the
-// input's bytes at 100k and 1M documents. A compressed input is counted as
+// benchmark corpora (bench/run.sh, 100k and 1M documents), peak memory is
+// 1.9-2.4 times the input's bytes; 2.5 leaves a margin. A compressed input is counted as
 // compressedRatio times its size.
 const (
 	onePassPerByte  = 2.5
