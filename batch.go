@@ -1,6 +1,7 @@
 package neardup
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -75,6 +76,7 @@ type chunk struct {
 	fps2    []uint64 // two-pass mode: the second fingerprint of each set
 	sigs    []uint32 // VerifyEstimate and the two-pass mode: Slots values per document
 	docs    []uint32 // the second pass: the document of each text
+	seq     int      // the second pass: the chunk's number, from 0
 	inArena bool     // sigs are the batch's arena's, at start
 	toks    []uint64 // RefineEdit: token sequences, back to back
 	tokEnds []int32  // end of each token sequence in toks
@@ -354,12 +356,15 @@ type Stats struct {
 	// Reread counts the documents read again in the second pass: one per
 	// distinct set in a candidate pair that passed the pre-filter.
 	Reread int
+	// Held counts the candidate pairs that passed the pre-filter and were
+	// held for the second pass.
+	Held int64
 
 	ReadShingle time.Duration // from the first Add until every document is shingled
 	Collapse    time.Duration // finding identical sets
 	Sign        time.Duration // MinHash signatures
-	Candidate   time.Duration // LSH and verification (the second pass's reading excluded)
-	Second      time.Duration // the second pass: reading again and shingling the candidates' documents
+	Candidate   time.Duration // LSH and verification (in two passes LSH and the pre-filter only)
+	Second      time.Duration // the second pass: reading again and shingling the candidates' documents, and verification
 	Refine      time.Duration // edit similarities (RefineEdit)
 	Group       time.Duration // clusters
 }
@@ -392,14 +397,14 @@ func (r *Result) Canonical(d int) int { return int(r.v.rep[d]) }
 // Similarity returns the similarity of any two documents as the Verifier
 // measures it: exact (weighted under WeightIDF) with VerifyExact, the
 // signature estimate with VerifyEstimate; 1 for two documents with one
-// (non-empty) set. After a two-pass run it is NaN when a document's set was
-// not kept (a non-empty document in no candidate pair).
+// (non-empty) set. After a two-pass run it is NaN where a set was not kept
+// (see Options.Reread).
 func (r *Result) Similarity(a, b int) float64 {
 	if r.v.rep[a] == r.v.rep[b] && r.v.counts[a] > 0 {
 		return 1 // identical sets
 	}
 	x, y := r.v.sketch(a), r.v.sketch(b)
-	if r.v.sets != nil && (x.Set == nil && x.Size > 0 || y.Set == nil && y.Size > 0) {
+	if r.v.dropped && !x.Empty() && !y.Empty() || r.v.sets != nil && (x.Set == nil && x.Size > 0 || y.Set == nil && y.Size > 0) {
 		return math.NaN()
 	}
 	return r.v.ver.Similarity(&x, &y)
@@ -411,14 +416,17 @@ type views struct {
 	k      int
 	sets   [][]uint64 // shingle set of each document (nil under VerifyEstimate)
 	counts []int32    // shingles per document
-	fps    []uint64
-	fps2   []uint64   // two-pass mode, until collapse: the second fingerprints
-	rep    []uint32   // earliest document with the same set
-	uniqOf []int32    // distinct-set index of each document, -1 if empty
-	uniq   []uint32   // the earliest document of each distinct set
-	sigs   []uint32   // signatures of the distinct sets, k values each
-	arena  *sigArena  // holds sigs when it is not nil: kept reachable with them
-	toks   [][]uint64 // RefineEdit: token sequence of each document, else nil
+	// dropped: a two-pass run under ClusterStar kept no set (sets is nil).
+	dropped bool
+	ucount  []int32 // shingles per distinct set
+	fps     []uint64
+	fps2    []uint64   // two-pass mode, until collapse: the second fingerprints
+	rep     []uint32   // earliest document with the same set
+	uniqOf  []int32    // distinct-set index of each document, -1 if empty
+	uniq    []uint32   // the earliest document of each distinct set
+	sigs    []uint32   // signatures of the distinct sets, k values each
+	arena   *sigArena  // holds sigs when it is not nil: kept reachable with them
+	toks    [][]uint64 // RefineEdit: token sequence of each document, else nil
 	// weights (WeightIDF) holds the idf weights of each distinct set, and
 	// wsum their sums.
 	weights [][]float64
@@ -447,7 +455,7 @@ func (v *views) sketch(d int) Sketch {
 // candidate, most of which the filter rejects: loading the set's header
 // for them too cost a cache miss per side (3% of a 1M-document run).
 func (v *views) filterView(u uint32) Sketch {
-	s := Sketch{Size: int(v.counts[v.uniq[u]])}
+	s := Sketch{Size: int(v.ucount[u])}
 	if v.sigs != nil {
 		s.Signature = v.sigs[int(u)*v.k : int(u+1)*v.k]
 	}
@@ -610,10 +618,10 @@ func (b *Batch) collapse(st *Stats) *views {
 	n := len(b.ids)
 	b.setStage("collapse", int64(n))
 	v := &views{ver: b.ver, k: b.o.Slots, counts: make([]int32, n), fps: make([]uint64, n)}
-	if b.o.Verify == VerifyExact {
-		v.sets = make([][]uint64, n) // filled by the second pass in two-pass mode
-	}
 	twoPass := b.o.twoPass()
+	if b.o.Verify == VerifyExact && !twoPass {
+		v.sets = make([][]uint64, n) // in two passes, the second pass decides
+	}
 	if twoPass {
 		v.fps2 = make([]uint64, n)
 	}
@@ -663,6 +671,7 @@ func (b *Batch) collapse(st *Stats) *views {
 		}
 		v.uniqOf[d] = int32(len(v.uniq))
 		v.uniq = append(v.uniq, uint32(d))
+		v.ucount = append(v.ucount, v.counts[d])
 	}
 	st.Distinct = len(v.uniq)
 	v.fps2 = nil
@@ -831,79 +840,216 @@ func (b *Batch) confirm(v *views, x, y *Sketch, i, j uint32, found *blockList[Pa
 }
 
 // secondPass reads again the documents of the held candidate pairs (one
-// per distinct set), keeps their sets and verifies the pairs. It returns
-// the verified pairs, in lists in no particular order.
+// per distinct set, in input order) and verifies each pair on the worker
+// that shingled the later of its two documents, as soon as every earlier
+// document has been shingled. A set is dropped once the last pair it is in
+// has been verified, so memory holds the sets a later document still
+// needs, not every set read again. It returns the verified pairs, in lists
+// in no particular order.
 func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]uint32], st *Stats) ([]blockList[Pair], error) {
 	t0 := time.Now()
 	st.Passes = 2
-	need := make([]bool, len(v.uniq))
-	var blocks [][][2]uint32
-	total := 0
+	nu := len(v.uniq)
+	// The held pairs by their later set: the partners i < j of set j are
+	// partners[off[j]:off[j+1]]. last[u] is the latest set whose reading
+	// verifies a pair of u (noSet: u is in no held pair).
+	const noSet = math.MaxUint32
+	last := make([]uint32, nu)
+	for u := range last {
+		last[u] = noSet
+	}
+	off := make([]int64, nu+2)
 	for i := range held {
 		for _, blk := range held[i].blocks {
 			for _, p := range blk {
-				need[p[0]], need[p[1]] = true, true
+				off[p[1]+2]++
+				if last[p[0]] == noSet || last[p[0]] < p[1] {
+					last[p[0]] = p[1]
+				}
+				if last[p[1]] == noSet {
+					last[p[1]] = p[1]
+				}
 			}
 		}
-		blocks = append(blocks, held[i].blocks...)
-		total += held[i].n
+		st.Held += int64(held[i].n)
+	}
+	for k := 2; k < len(off); k++ {
+		off[k] += off[k-1]
+	}
+	partners := make([]uint32, st.Held)
+	for i := range held {
+		for k, blk := range held[i].blocks {
+			for _, p := range blk {
+				partners[off[p[1]+1]] = p[0]
+				off[p[1]+1]++
+			}
+			held[i].blocks[k] = nil
+		}
 		held[i] = blockList[[2]uint32]{}
 	}
-	for _, x := range need {
-		if x {
+	off = off[:nu+1]
+	// The sets to drop once set L's pairs are verified: a list per L.
+	head, next := make([]int32, nu), make([]int32, nu)
+	for u := range head {
+		head[u] = -1
+	}
+	for u, l := range last {
+		if l != noSet {
+			next[u], head[l] = head[l], int32(u)
 			st.Reread++
 		}
 	}
-	// LSH and the pre-filter were the signatures' last use: exact
-	// verification, clusters and Result.Similarity read the sets. Give
-	// their memory back before the sets take theirs.
+	// LSH and the pre-filter were the signatures' last use: give their
+	// memory back before the sets take theirs.
 	if v.arena != nil {
 		v.arena.release(0, len(v.sigs))
 	}
 	v.sigs = nil
-	b.setStage("reread", int64(st.Reread))
-	if err := b.loadSets(ctx, v, need); err != nil {
-		return nil, err
-	}
-	st.Second = time.Since(t0)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 
-	// Verify the held pairs block by block, each block dropped once done,
-	// the verified pairs kept per worker.
-	b.setStage("verify", int64(total))
-	found := make([]blockList[Pair], b.o.Workers)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := range b.o.Workers {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				k := int(next.Add(1)) - 1
-				if k >= len(blocks) {
-					return
-				}
-				for _, p := range blocks[k] {
-					x, y := v.filterView(p[0]), v.filterView(p[1])
-					b.confirm(v, &x, &y, p[0], p[1], &found[w])
-				}
-				b.done.Add(int64(len(blocks[k])))
-				blocks[k] = nil
+	b.setStage("reread", int64(st.Reread))
+	sets := make([][]uint64, nu) // by distinct set, while it is needed
+	sq := &sequence{}
+	sq.cond = sync.NewCond(&sq.mu)
+	dropped := -1 // sets 0..dropped have had their drop lists done
+	drop := func(to uint32) {
+		if b.o.Cluster != ClusterStar {
+			return // components take member Jaccards from the sets
+		}
+		for ; dropped < int(to); dropped++ {
+			for u := head[dropped+1]; u >= 0; u = next[u] {
+				sets[u] = nil
 			}
-		})
+		}
 	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	found := make([]blockList[Pair], b.o.Workers)
+	byI := make([][][2]uint32, b.o.Workers)
+	err := b.reread(ctx, v, func(u uint32) bool { return last[u] != noSet }, sets, sq, func(w int, c *chunk) {
+		if !sq.wait(c.seq) {
+			return
+		}
+		// The chunk's pairs by their earlier set, so that a set paired
+		// with several of the chunk's documents is read from memory once
+		// and the sets are visited in address order.
+		ps := byI[w][:0]
+		for _, d := range c.docs {
+			j := uint32(v.uniqOf[d])
+			for _, i := range partners[off[j]:off[j+1]] {
+				ps = append(ps, [2]uint32{i, j})
+			}
+		}
+		slices.SortFunc(ps, func(p, q [2]uint32) int { return cmp.Compare(p[0], q[0]) })
+		byI[w] = ps
+		for _, p := range ps {
+			i, j := p[0], p[1]
+			x := Sketch{Size: int(v.ucount[i]), Set: sets[i]}
+			y := Sketch{Size: int(v.ucount[j]), Set: sets[j]}
+			if x.Set == nil || y.Set == nil {
+				continue // a document that changed: the pass fails
+			}
+			if jac, ok := b.ver.Confirm(&x, &y); ok {
+				found[w].add(Pair{A: int(v.uniq[i]), B: int(v.uniq[j]), Jaccard: jac})
+			}
+		}
+		sq.verified(c.seq, uint32(v.uniqOf[c.docs[len(c.docs)-1]]), drop)
+	})
+	st.Second = time.Since(t0)
+	if err != nil {
 		return nil, err
+	}
+	if b.o.Cluster == ClusterStar {
+		v.dropped = true
+	} else {
+		// Keep the sets read again, for every document that has one.
+		v.sets = make([][]uint64, len(v.uniqOf))
+		for d, u := range v.uniqOf {
+			if u >= 0 {
+				v.sets[d] = sets[u]
+			}
+		}
 	}
 	return found, nil
 }
 
-// loadSets reads again, through Options.Reread, the earliest document of
-// each distinct set u with need[u], shingles it on the workers and keeps
-// its set in v.sets, for it and for its identical copies. A document whose
-// set is not the one it had in the first pass fails with ErrChanged.
-func (b *Batch) loadSets(ctx context.Context, v *views, need []bool) error {
+// rereadChunkDocs is the most documents in a chunk of the second pass
+// (tests make it small, for many chunks).
+var rereadChunkDocs = chunkDocs
+
+// sequence orders the chunks of the second pass: a chunk's pairs are
+// verified once every earlier chunk has been shingled (its pairs' earlier
+// sets are then all there), and sets are dropped in order of verification.
+type sequence struct {
+	mu        sync.Mutex
+	cond      *sync.Cond
+	shingled  []bool   // by chunk
+	verifiedC []bool   // by chunk
+	lastSet   []uint32 // by chunk: its last distinct set
+	nShingled int      // chunks 0..nShingled-1 are shingled
+	nVerified int      // chunks 0..nVerified-1 are verified
+	stop      bool
+}
+
+func grow[T any](s []T, i int) []T {
+	for len(s) <= i {
+		var zero T
+		s = append(s, zero)
+	}
+	return s
+}
+
+// done records that chunk seq is shingled (or abandoned).
+func (q *sequence) done(seq int) {
+	q.mu.Lock()
+	q.shingled = grow(q.shingled, seq)
+	q.shingled[seq] = true
+	for q.nShingled < len(q.shingled) && q.shingled[q.nShingled] {
+		q.nShingled++
+	}
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+// wait waits until chunks 0..seq are shingled; false if the pass stopped.
+func (q *sequence) wait(seq int) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.nShingled <= seq && !q.stop {
+		q.cond.Wait()
+	}
+	return !q.stop
+}
+
+// verified records that chunk seq, whose last distinct set is lastSet, is
+// verified, and calls drop with the last set of the chunks verified so far
+// without a gap (under the lock, so drops happen in order).
+func (q *sequence) verified(seq int, lastSet uint32, drop func(uint32)) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.verifiedC, q.lastSet = grow(q.verifiedC, seq), grow(q.lastSet, seq)
+	q.verifiedC[seq], q.lastSet[seq] = true, lastSet
+	n := q.nVerified
+	for n < len(q.verifiedC) && q.verifiedC[n] {
+		n++
+	}
+	if n > q.nVerified {
+		q.nVerified = n
+		drop(q.lastSet[n-1])
+	}
+}
+
+func (q *sequence) halt() {
+	q.mu.Lock()
+	q.stop = true
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+// reread reads again, through Options.Reread, the earliest document of
+// each distinct set u with want(u), in input order and in chunks numbered
+// from 0, shingles each chunk on a worker, keeps each set in sets[u] (an
+// allocation of its own, so that it can be dropped alone) and calls then(w,
+// c) on that worker, w identifying it among Options.Workers. A document
+// whose set is not the one it had in the first pass fails with ErrChanged.
+func (b *Batch) reread(ctx context.Context, v *views, want func(u uint32) bool, sets [][]uint64, sq *sequence, then func(w int, c *chunk)) error {
 	o := b.o
 	work := make(chan *chunk, 2*o.Workers)
 	free := make(chan []byte, 2*o.Workers+2)
@@ -915,55 +1061,69 @@ func (b *Batch) loadSets(ctx context.Context, v *views, need []bool) error {
 			failed = err
 		}
 		mu.Unlock()
+		sq.halt()
 	}
 	var wg sync.WaitGroup
-	for range o.Workers {
+	for w := range o.Workers {
 		wg.Go(func() {
 			sh := b.sk.shingler()
+			var scratch []uint64
 			for c := range work {
-				c.sets = make([]uint64, 0, len(c.buf)/5+16)
-				c.setEnds = make([]int32, len(c.ends))
 				prev := int32(0)
 				for i, end := range c.ends {
-					c.sets = sh.AppendSet(c.sets, c.buf[prev:end])
+					scratch = sh.AppendSet(scratch[:0], c.buf[prev:end])
 					prev = end
-					c.setEnds[i] = int32(len(c.sets))
-				}
-				from := int32(0)
-				for i, d := range c.docs {
-					set := c.sets[from:c.setEnds[i]:c.setEnds[i]]
-					from = c.setEnds[i]
-					if int32(len(set)) != v.counts[d] || Fingerprint(set) != v.fps[d] {
-						fail(fmt.Errorf("%w: document %d (id %q) has %d shingles, %d when it was added", ErrChanged, d, b.ids[d], len(set), v.counts[d]))
+					d := c.docs[i]
+					if int32(len(scratch)) != v.counts[d] || Fingerprint(scratch) != v.fps[d] {
+						fail(fmt.Errorf("%w: document %d (id %q) has %d shingles, %d when it was added", ErrChanged, d, b.ids[d], len(scratch), v.counts[d]))
 						continue
 					}
-					v.sets[d] = set
+					sets[v.uniqOf[d]] = slices.Clone(scratch)
 				}
 				recycle(free, c.buf)
-				c.buf, c.ends, c.setEnds = nil, nil, nil
+				c.buf, c.ends = nil, nil
+				sq.done(c.seq)
+				then(w, c)
 				b.done.Add(int64(len(c.docs)))
 			}
 		})
 	}
-	want := func(d int) bool {
+	wantDoc := func(d int) bool {
 		if d < 0 || d >= len(v.uniqOf) {
 			return false
 		}
 		u := v.uniqOf[d]
-		return u >= 0 && v.uniq[u] == uint32(d) && need[u]
+		return u >= 0 && v.uniq[u] == uint32(d) && want(uint32(u))
+	}
+	// Every wanted document must come, in order: skip(u) returns the first
+	// wanted set before u that did not come, or -1.
+	nextU := 0
+	skip := func(u int) int {
+		for ; nextU < u; nextU++ {
+			if want(uint32(nextU)) {
+				return nextU
+			}
+		}
+		return -1
 	}
 	var cur *chunk
-	last := -1
-	err := o.Reread.Reread(ctx, want, func(d int, text []byte) error {
-		if !want(d) || d <= last {
+	last, seq := -1, 0
+	err := o.Reread.Reread(ctx, wantDoc, func(d int, text []byte) error {
+		if !wantDoc(d) || d <= last {
 			return fmt.Errorf("%w: Reread gave document %d, which was not asked for or not in order", ErrInvalid, d)
 		}
 		last = d
-		if cur == nil || len(cur.ends) >= chunkDocs || (len(cur.buf) > 0 && len(cur.buf)+len(text) > chunkBytes) {
+		if missing := skip(int(v.uniqOf[d])); missing >= 0 {
+			d := v.uniq[missing]
+			return fmt.Errorf("%w: document %d (id %q) was not there when the input was read again", ErrChanged, d, b.ids[d])
+		}
+		nextU++
+		if cur == nil || len(cur.ends) >= rereadChunkDocs || (len(cur.buf) > 0 && len(cur.buf)+len(text) > chunkBytes) {
 			if cur != nil {
 				work <- cur
 			}
-			cur = &chunk{buf: textBuffer(free, len(text))}
+			cur = &chunk{buf: textBuffer(free, len(text)), seq: seq}
+			seq++
 		}
 		cur.buf = append(cur.buf, text...)
 		cur.ends = append(cur.ends, int32(len(cur.buf)))
@@ -980,17 +1140,12 @@ func (b *Batch) loadSets(ctx context.Context, v *views, need []bool) error {
 		return fmt.Errorf("second pass: %w", err)
 	case failed != nil:
 		return failed
+	case ctx.Err() != nil:
+		return ctx.Err()
 	}
-	for u, x := range need {
-		if d := v.uniq[u]; x && v.sets[d] == nil {
-			return fmt.Errorf("%w: document %d (id %q) was not there when the input was read again", ErrChanged, d, b.ids[d])
-		}
-	}
-	// Identical copies share the earliest document's set.
-	for d, u := range v.uniqOf {
-		if u >= 0 && need[u] {
-			v.sets[d] = v.sets[v.uniq[u]]
-		}
+	if missing := skip(len(v.uniq)); missing >= 0 {
+		d := v.uniq[missing]
+		return fmt.Errorf("%w: document %d (id %q) was not there when the input was read again", ErrChanged, d, b.ids[d])
 	}
 	return nil
 }

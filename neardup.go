@@ -209,12 +209,16 @@ type Options struct {
 	// is not used). While documents are added, the batch keeps of each
 	// only its set's size, fingerprints and signature, not the set; after
 	// LSH and the signature pre-filter, Run reads again (through Reread)
-	// just the documents of the remaining candidate pairs, keeps their
-	// sets and verifies exactly. Results are the same as in one pass; the
-	// memory grows with the signatures and with the sets of candidate
-	// documents, not with every set. Result.Similarity of a document
-	// outside the candidate pairs is then NaN. Stats.Passes says which
-	// mode ran.
+	// just the documents of the remaining candidate pairs, in input
+	// order, and verifies each pair exactly as soon as its later document
+	// is read. Results are the same as in one pass; the memory grows with
+	// the signatures and the held pairs, and with the sets still awaited
+	// by a later document, not with every set. Under ClusterStar each set
+	// is dropped once its last pair is verified (the clusters take their
+	// Jaccards from the pairs) and Result.Similarity of two different sets
+	// is then NaN; under ClusterComponents the sets read again are kept,
+	// and Similarity is NaN for a document outside the candidate pairs.
+	// Stats.Passes says which mode ran.
 	Reread Rereader
 }
 

@@ -2,6 +2,7 @@ package neardup
 
 import (
 	"iter"
+	"math"
 	"slices"
 
 	"github.com/neardup/neardup/internal/editdist"
@@ -45,7 +46,14 @@ func (b *Batch) group(res *Result, st *Stats) error {
 			members[mi] = Member{Doc: m, Jaccard: 1} // a copy of the representative
 			if v.rep[m] != v.rep[r] {
 				ms := v.sketch(m)
-				members[mi].Jaccard = b.ver.Similarity(&ms, &rs)
+				if v.dropped {
+					// Two passes dropped the sets: under ClusterStar
+					// the member's pair with the representative was
+					// verified, and has its Jaccard.
+					members[mi].Jaccard = pairJaccard(res.Pairs, v.rep[m], v.rep[r])
+				} else {
+					members[mi].Jaccard = b.ver.Similarity(&ms, &rs)
+				}
 			}
 			if v.toks != nil {
 				members[mi].Edit = es.Similarity(v.toks[m], v.toks[r])
@@ -72,6 +80,23 @@ func (b *Batch) group(res *Result, st *Stats) error {
 	}
 	st.Clusters = len(groups)
 	return nil
+}
+
+// pairJaccard returns the Jaccard of the verified pair of distinct sets
+// whose earliest documents are a and b, from pairs (sorted by (A, B)), or
+// NaN if there is none.
+func pairJaccard(pairs []Pair, a, b uint32) float64 {
+	x, y := int(min(a, b)), int(max(a, b))
+	i, ok := slices.BinarySearchFunc(pairs, Pair{A: x, B: y}, func(p, q Pair) int {
+		if p.A != q.A {
+			return p.A - q.A
+		}
+		return p.B - q.B
+	})
+	if !ok {
+		return math.NaN()
+	}
+	return pairs[i].Jaccard
 }
 
 // AllPairs yields every near-duplicate pair of documents, Stats.Pairs in

@@ -181,6 +181,7 @@ func dedup(ctx context.Context, e *env, f *dedupFlags, inputs []string, co corpu
 	if f.twoPass = planPasses(o, f.memoryLimit, inputs); f.twoPass != "" {
 		o.Reread = &rereader{e: e, src: src, co: co}
 	}
+	defer setGoMemoryLimit(f.memoryLimit)()
 	b, err := neardup.NewBatch(o)
 	if err != nil {
 		return fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))

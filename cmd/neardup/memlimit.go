@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,6 +102,20 @@ func (m memoryLimit) resolve() int64 {
 		return int64(float64(physicalMemory()) * autoMemoryShare)
 	}
 	return int64(m)
+}
+
+// setGoMemoryLimit makes the limit, when there is one, the Go runtime's
+// soft memory limit for the run (unless GOMEMLIMIT is set): the collector
+// then works harder near the limit instead of letting the heap grow to
+// twice what is live, which on a large run is what decides the peak. It
+// returns a function that puts back the previous limit.
+func setGoMemoryLimit(m memoryLimit) func() {
+	limit := m.resolve()
+	if limit <= 0 || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(limit)
+	return func() { debug.SetMemoryLimit(prev) }
 }
 
 // inputBytes estimates the text bytes of the inputs from their sizes on

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -41,6 +42,7 @@ func TestMemoryLimitTwoPasses(t *testing.T) {
 		var st struct {
 			Passes   int `json:"passes"`
 			Reread   int `json:"reread_documents"`
+			Held     int `json:"held_pairs"`
 			Verified int `json:"verified_pairs"`
 		}
 		if err := json.Unmarshal([]byte(read(t, filepath.Join(dir, "stats.json"))), &st); err != nil {
@@ -50,8 +52,8 @@ func TestMemoryLimitTwoPasses(t *testing.T) {
 		if limit != "none" {
 			want = 2
 		}
-		if st.Passes != want || (want == 2) != (st.Reread > 0) || st.Verified == 0 {
-			t.Errorf("--memory-limit %s: stats passes %d, reread %d, verified %d", limit, st.Passes, st.Reread, st.Verified)
+		if st.Passes != want || (want == 2) != (st.Reread > 0) || (want == 2) != (st.Held >= st.Verified) || st.Verified == 0 {
+			t.Errorf("--memory-limit %s: stats passes %d, reread %d, held %d, verified %d", limit, st.Passes, st.Reread, st.Held, st.Verified)
 		}
 		if want == 2 && !strings.Contains(stderr, "passes:     2 (") {
 			t.Errorf("the summary does not say two passes were taken:\n%s", stderr)
@@ -87,4 +89,27 @@ func TestParseSize(t *testing.T) {
 			t.Errorf("parseSize(%q) = %d, %v; want %d", s, got, err, want)
 		}
 	}
+}
+
+// TestGoMemoryLimit: a --memory-limit becomes the runtime's soft limit for
+// the run and the previous one comes back after; GOMEMLIMIT and "none"
+// leave it alone.
+func TestGoMemoryLimit(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	before := debug.SetMemoryLimit(-1)
+	restore := setGoMemoryLimit(memoryLimit(3 << 30))
+	if got := debug.SetMemoryLimit(-1); got != 3<<30 {
+		t.Errorf("during the run: soft limit %d, want %d", got, int64(3<<30))
+	}
+	restore()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("after the run: soft limit %d, want %d back", got, before)
+	}
+	setGoMemoryLimit(memoryLimit(0))()
+	t.Setenv("GOMEMLIMIT", "5GiB")
+	restore = setGoMemoryLimit(memoryLimit(3 << 30))
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("with GOMEMLIMIT set: soft limit %d, want it untouched (%d)", got, before)
+	}
+	restore()
 }

@@ -316,6 +316,7 @@ type statsJSON struct {
 	Params         paramsJSON         `json:"params"`
 	Passes         int                `json:"passes"`           // 2 when the sets were read again for the candidates only (--memory-limit)
 	Reread         int                `json:"reread_documents"` // documents read again in the second pass
+	Held           int64              `json:"held_pairs"`       // candidate pairs held for the second pass
 	Seconds        map[string]float64 `json:"seconds"`
 	Bytes          int64              `json:"text_bytes"`
 }
@@ -361,7 +362,7 @@ func makeStats(src *source, b *neardup.Batch, res *neardup.Result) statsJSON {
 			"lsh_verify": s.Candidate.Seconds(), "cluster": s.Group.Seconds(), "refine": s.Refine.Seconds(),
 			"second_pass": s.Second.Seconds(),
 		},
-		Passes: s.Passes, Reread: s.Reread,
+		Passes: s.Passes, Reread: s.Reread, Held: s.Held,
 	}
 }
 
@@ -412,7 +413,7 @@ func printSummary(w io.Writer, b *neardup.Batch, src *source, res *neardup.Resul
 		fmt.Fprintf(w, "  refine:     edit similarity of %d pairs and cluster members in %s\n", len(res.Pairs), dur(s.Refine))
 	}
 	if s.Passes == 2 {
-		fmt.Fprintf(w, "  passes:     2 (%s): the sets of %d documents in candidate pairs read again in %s\n", why, s.Reread, dur(s.Second))
+		fmt.Fprintf(w, "  passes:     2 (%s): %d candidate pairs held after the signature pre-filter, the %d documents in them read again and the pairs verified in %s\n", why, s.Held, s.Reread, dur(s.Second))
 	}
 	second := ""
 	if s.Passes == 2 {
