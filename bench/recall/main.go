@@ -9,6 +9,12 @@
 // sets as a star around the earliest document) is understood too: pairs
 // among documents with identical shingle sets count as found when the two
 // documents' identical groups are the same or are paired.
+//
+// The exact join holds every set in memory. For larger corpora, -sample K
+// checks exactly every pair that touches about one document in K (see
+// sample.go), against the full --pairs listing:
+//
+//	go run ./bench/recall -sample 1000 -clusters clusters.jsonl -corpus c.jsonl -pairs pairs.tsv
 package main
 
 import (
@@ -36,8 +42,36 @@ func main() {
 	bag := flag.Bool("bag", false, "bag mode")
 	textField := flag.String("text-field", "", "text fields")
 	jsonOut := flag.Bool("json", false, "print JSON")
+	sample := flag.Int("sample", 0, "check only the pairs touching about one document in `K`, exactly, against the whole corpus, in memory that grows with the sample (for corpora whose exact join does not fit)")
+	clusters := flag.String("clusters", "", "with -sample: neardup's --clusters output, to count exact pairs whose two documents were both kept")
 	flag.Parse()
-	if err := run(*corpusPath, *pairsPath, *th, *mode, *ngram, *bag, *textField, *jsonOut); err != nil {
+	err := func() error {
+		m, err := shingle.ParseMode(*mode)
+		if err != nil {
+			return err
+		}
+		sh, err := shingle.New(shingle.Options{Mode: m, N: *ngram, Bag: *bag})
+		if err != nil {
+			return err
+		}
+		co := corpus.Options{}
+		if *textField != "" {
+			co.TextFields = strings.Split(*textField, ",")
+		}
+		if *sample > 0 {
+			rp, err := runSample(*corpusPath, *pairsPath, *clusters, *th, sh, co, *sample)
+			if err != nil {
+				return err
+			}
+			if *jsonOut {
+				return json.NewEncoder(os.Stdout).Encode(rp)
+			}
+			rp.print(os.Stdout, *sample, *th, *clusters != "")
+			return nil
+		}
+		return run(*corpusPath, *pairsPath, *th, sh, co, *jsonOut)
+	}()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "recall:", err)
 		os.Exit(1)
 	}
@@ -54,19 +88,7 @@ type report struct {
 	JoinSeconds  float64 `json:"exact_join_seconds"`
 }
 
-func run(corpusPath, pairsPath string, th float64, mode string, ngram int, bag bool, textField string, jsonOut bool) error {
-	m, err := shingle.ParseMode(mode)
-	if err != nil {
-		return err
-	}
-	sh, err := shingle.New(shingle.Options{Mode: m, N: ngram, Bag: bag})
-	if err != nil {
-		return err
-	}
-	co := corpus.Options{}
-	if textField != "" {
-		co.TextFields = strings.Split(textField, ",")
-	}
+func run(corpusPath, pairsPath string, th float64, sh *shingle.Shingler, co corpus.Options, jsonOut bool) error {
 	r, err := corpus.Open(corpusPath, co)
 	if err != nil {
 		return err
