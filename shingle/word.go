@@ -151,23 +151,6 @@ func (g *grams) finish(dst []uint64) []uint64 {
 // to compare the two paths.
 var useASCIIPath = true
 
-// isASCII reports whether text has no byte >= 0x80, 8 bytes at a time.
-func isASCII(text []byte) bool {
-	var acc uint64
-	i := 0
-	for ; i+32 <= len(text); i += 32 {
-		acc |= binary.LittleEndian.Uint64(text[i:]) | binary.LittleEndian.Uint64(text[i+8:]) |
-			binary.LittleEndian.Uint64(text[i+16:]) | binary.LittleEndian.Uint64(text[i+24:])
-	}
-	for ; i+8 <= len(text); i += 8 {
-		acc |= binary.LittleEndian.Uint64(text[i:])
-	}
-	for ; i < len(text); i++ {
-		acc |= uint64(text[i])
-	}
-	return acc&high == 0
-}
-
 // gather8 packs bit 7 of each byte of x, whose other bits are zero, into
 // the low 8 bits (byte k to bit k): the bits move to 56+k under the
 // multiplication, and no two partial products meet there.
@@ -176,37 +159,51 @@ func gather8(x uint64) uint64 {
 }
 
 // alnum64 returns the mask of ASCII letters and digits among the 64 bytes
-// text[i:i+64] (bit k for text[i+k]); bytes past the end count as
-// separators.
-func alnum64(text []byte, i int) uint64 {
-	var m uint64
+// text[i:i+64] (bit k for text[i+k]), and whether those bytes are all
+// ASCII; bytes past the end count as ASCII separators.
+func alnum64(text []byte, i int) (uint64, bool) {
+	var m, non uint64
 	if i+64 <= len(text) {
 		t := text[i : i+64 : i+64]
 		for k := 0; k < 64; k += 8 {
-			a, _ := classify8(binary.LittleEndian.Uint64(t[k:]))
+			a, n := classify8(binary.LittleEndian.Uint64(t[k:]))
 			m |= gather8(a) << k
+			non |= n
 		}
-		return m
+		return m, non == 0
 	}
 	for k := 0; k < 64 && i+k < len(text); k += 8 {
-		a, _ := classify8(load8(text, i+k))
+		a, n := classify8(load8(text, i+k))
 		m |= gather8(a) << k
+		non |= n
 	}
-	return m
+	return m, non == 0
 }
 
 // appendWordASCII is appendWord for text with no byte >= 0x80. Token
 // boundaries come from masks of 64 bytes at a time rather than from a
 // scan that waits on each token's end to find the next, and each token is
-// hashed straight from the text.
-func (s *Shingler) appendWordASCII(dst []uint64, text []byte) []uint64 {
+// hashed straight from the text. On the first block with a byte >= 0x80
+// it returns dst as it was and false (checking as it goes costs less than
+// a pass over the text first).
+func (s *Shingler) appendWordASCII(dst []uint64, text []byte) ([]uint64, bool) {
+	base := len(dst)
 	g := grams{ring: s.ring[:2*s.o.N], n: s.o.N}
+	// For n <= 3 the chain's state (grams.a1, b1, count) lives in locals,
+	// with push written out here: the call and the state's round trip
+	// through memory cost more than the three multiplications.
+	n := s.o.N
+	var a1, b1 uint64
+	count := 0
 	start := -1      // start of the token in progress, if any
 	var carry uint64 // 1 if the last byte of the previous block was a token byte
 	// A token in progress at the end ends in the block at or after
 	// len(text), which is all separators: no more blocks are needed.
 	for pos := 0; pos < len(text) || start >= 0 && pos <= len(text); pos += 64 {
-		m := alnum64(text, pos)
+		m, ascii := alnum64(text, pos)
+		if !ascii {
+			return dst[:base], false
+		}
 		prev := m<<1 | carry
 		starts := m &^ prev
 		ends := prev &^ m
@@ -224,11 +221,33 @@ func (s *Shingler) appendWordASCII(dst []uint64, text []byte) []uint64 {
 			}
 			end := pos + bits.TrailingZeros64(ends)
 			ends &= ends - 1
-			dst = g.push(dst, hashASCIIToken(text, start, end))
+			t := hashASCIIToken(text, start, end)
 			start = -1
+			if n > 3 {
+				dst = g.pushRing(dst, t)
+				continue
+			}
+			s1, s2, s3 := mum(k3^t, k4), mum(a1^t, k4), mum(b1^t, k4)
+			a1, b1 = s1, s2
+			if count < n {
+				if count++; count < n {
+					continue
+				}
+			}
+			switch n {
+			case 3:
+				dst = append(dst, s3)
+			case 2:
+				dst = append(dst, s2)
+			default:
+				dst = append(dst, s1)
+			}
 		}
 	}
-	return g.finish(dst)
+	if n <= 3 {
+		g.a1, g.b1, g.count = a1, b1, count
+	}
+	return g.finish(dst), true
 }
 
 // hashASCIIToken returns H of the lower-cased text[a:b], all ASCII letters
@@ -246,8 +265,10 @@ func hashASCIIToken(text []byte, a, b int) uint64 {
 
 // appendWord appends the word shingle hashes of text to dst, unsorted.
 func (s *Shingler) appendWord(dst []uint64, text []byte) []uint64 {
-	if useASCIIPath && isASCII(text) {
-		return s.appendWordASCII(dst, text)
+	if useASCIIPath {
+		if out, ok := s.appendWordASCII(dst, text); ok {
+			return out
+		}
 	}
 	g := grams{ring: s.ring[:2*s.o.N], n: s.o.N}
 	i := 0
