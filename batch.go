@@ -333,10 +333,11 @@ type Stats struct {
 	Distinct     int   // distinct non-empty shingle sets
 	Identical    int   // documents whose set equals an earlier document's
 
-	Params       lsh.Params
-	Candidates   int64 // candidate pairs among distinct sets
-	LargeBuckets int64 // LSH buckets joined as a chain (see Options.MaxBucket)
-	Verified     int   // candidates at or above the threshold
+	Params        lsh.Params
+	Candidates    int64 // candidate pairs among distinct sets
+	LargeBuckets  int64 // LSH buckets joined as a chain (see Options.MaxBucket)
+	LargestBucket int   // distinct sets in the largest LSH bucket
+	Verified      int   // candidates at or above the threshold
 
 	// Pairs is the number of near-duplicate pairs of documents, every
 	// pair of identical copies included: what Result.AllPairs yields.
@@ -785,6 +786,7 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 	}
 	st.Candidates = lst.Pairs
 	st.LargeBuckets = lst.LargeBuckets
+	st.LargestBucket = lst.MaxBucketSeen
 	if held != nil {
 		if found, err = b.secondPass(ctx, v, held, st); err != nil {
 			return nil, err

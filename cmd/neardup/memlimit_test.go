@@ -113,3 +113,28 @@ func TestGoMemoryLimit(t *testing.T) {
 	}
 	restore()
 }
+
+// TestMaxBucketWarning: when buckets are chained, the summary says how
+// large the largest was and that pairs inside can be missing, and
+// --stats has both counts; without chaining it says nothing.
+func TestMaxBucketWarning(t *testing.T) {
+	dir := t.TempDir()
+	stats := filepath.Join(dir, "stats.json")
+	for _, mb := range []string{"3", "-1"} {
+		code, _, stderr := cli(t, "", "dedup", "--max-bucket", mb, "--stats", stats, reportSample)
+		if code != 0 {
+			t.Fatalf("--max-bucket %s: exit %d: %s", mb, code, stderr)
+		}
+		var st struct {
+			Large   int `json:"large_buckets"`
+			Largest int `json:"largest_bucket"`
+		}
+		if err := json.Unmarshal([]byte(read(t, stats)), &st); err != nil {
+			t.Fatal(err)
+		}
+		warned := strings.Contains(stderr, "can be missing from the pairs")
+		if st.Largest <= 3 || (mb == "3") != (st.Large > 0) || (mb == "3") != warned {
+			t.Errorf("--max-bucket %s: %d large buckets, largest %d, warned %v:\n%s", mb, st.Large, st.Largest, warned, stderr)
+		}
+	}
+}

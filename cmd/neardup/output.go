@@ -302,6 +302,7 @@ type statsJSON struct {
 	Identical      int                `json:"identical_documents"`
 	Candidates     int64              `json:"candidate_pairs"`
 	LargeBuckets   int64              `json:"large_buckets"`
+	LargestBucket  int                `json:"largest_bucket"`
 	Verified       int                `json:"verified_pairs"`
 	Pairs          int                `json:"reported_pairs"` // every pair, as --pairs lists them
 	CompactPairs   int                `json:"compact_pairs"`  // as --pairs-compact lists them
@@ -348,7 +349,7 @@ func makeStats(src *source, b *neardup.Batch, res *neardup.Result) statsJSON {
 	return statsJSON{
 		Inputs: src.names, Documents: s.Documents, Empty: s.Empty, Skipped: src.skipped, SkippedBinary: src.binary, InvalidUTF8: s.InvalidUTF8,
 		Shingles: s.Shingles, Distinct: s.Distinct, Identical: s.Identical, Candidates: s.Candidates,
-		LargeBuckets: s.LargeBuckets, Verified: s.Verified, Pairs: s.Pairs, CompactPairs: s.CompactPairs,
+		LargeBuckets: s.LargeBuckets, LargestBucket: s.LargestBucket, Verified: s.Verified, Pairs: s.Pairs, CompactPairs: s.CompactPairs,
 		DuplicateIDs: s.DuplicateIDs, Clusters: s.Clusters,
 		Duplicates: s.Duplicates, LargestCluster: s.LargestCluster, Bytes: src.bytes.Load(),
 		ClusterSizes: sizeClasses(res), BelowClusters: s.BelowClusters, Review: s.Review, ReviewDocs: s.ReviewDocs,
@@ -398,9 +399,13 @@ func printSummary(w io.Writer, b *neardup.Batch, src *source, res *neardup.Resul
 	fmt.Fprintf(w, "  lsh:        %d slots, %d bands x %d rows, P(candidate | J=%.2f) = %.4f; %d candidate pairs",
 		o.Slots, o.LSH.Bands, o.LSH.Rows, o.Threshold, o.LSH.Probability(o.Threshold), s.Candidates)
 	if s.LargeBuckets > 0 {
-		fmt.Fprintf(w, " (%d buckets over --max-bucket %d joined as chains)", s.LargeBuckets, o.MaxBucket)
+		fmt.Fprintf(w, " (%d buckets over --max-bucket %d joined as chains, the largest of %d)", s.LargeBuckets, o.MaxBucket, s.LargestBucket)
 	}
 	fmt.Fprintln(w)
+	if s.LargeBuckets > 0 {
+		fmt.Fprintf(w, "  warning:    in a chained bucket only neighbours are candidates: near-duplicate pairs inside it can be missing from the pairs and the clusters; --max-bucket %d or -1 (no limit) finds them at the cost of all pairs in those buckets\n",
+			max(s.LargestBucket, 2*o.MaxBucket))
+	}
 	kind := o.Verify.String()
 	if o.Weight == neardup.WeightIDF {
 		kind += " idf-weighted"
