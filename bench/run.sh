@@ -7,7 +7,7 @@
 #   bench/run.sh            # 100k and 1M
 #   bench/run.sh 100000     # just one size
 #   RECALL=0 bench/run.sh   # skip the exact join (it takes a while on 1M)
-#   bench/run.sh 10000000   # 10M: recall from a sample (bench/recall -sample)
+#   bench/run.sh 10000000   # 10M, in ten files; recall from a sample (bench/recall -sample)
 #   SAMPLE=100 bench/run.sh 1000000   # a sampled check at any size
 #   MEMORY_LIMIT=1GB bench/run.sh 1000000   # dedup --memory-limit (two passes)
 #
@@ -31,10 +31,23 @@ for n in "${sizes[@]}"; do
 	[ -s "$corpus" ] || "$data/gencorpus" -n "$n" -seed 1 -o "$corpus" >/dev/null
 	out="$data/out-$n"
 	mkdir -p "$out"
+	# From 10M documents on, the corpus is ten files (one corpus to dedup),
+	# cut at line ends, named 0.jsonl ... 9.jsonl in their own directory and
+	# read from there: with several inputs every id is prefixed with its
+	# file's name as given, and short names keep the pairs file small.
+	dir=$data
+	inputs=("corpus-$n.jsonl")
+	if [ "$n" -ge 10000000 ]; then
+		dir=$data/parts-$n
+		mkdir -p "$dir"
+		[ -s "$dir/9.jsonl" ] || split -d -a 1 -n l/10 --additional-suffix=.jsonl "$corpus" "$dir/"
+		inputs=(0.jsonl 1.jsonl 2.jsonl 3.jsonl 4.jsonl 5.jsonl 6.jsonl 7.jsonl 8.jsonl 9.jsonl)
+	fi
+	abs=$(pwd)
 	# Drop the page cache effect of generation: read the file once first.
-	cat "$corpus" >/dev/null
-	"$data/measure" -- "$data/neardup" dedup --quiet --threshold 0.5 --ngram 3 --num-perm 128 \
-		--memory-limit "${MEMORY_LIMIT:-auto}" --pairs "$out/pairs.tsv" --clusters "$out/clusters.jsonl" --stats "$out/stats.json" "$corpus" 2>"$out/measure.txt"
+	(cd "$dir" && cat "${inputs[@]}" >/dev/null)
+	(cd "$dir" && "$abs/$data/measure" -- "$abs/$data/neardup" dedup --quiet --threshold 0.5 --ngram 3 --num-perm 128 \
+		--memory-limit "${MEMORY_LIMIT:-auto}" --pairs "$abs/$out/pairs.tsv" --clusters "$abs/$out/clusters.jsonl" --stats "$abs/$out/stats.json" "${inputs[@]}") 2>"$out/measure.txt"
 	m=$(grep '^measure:' "$out/measure.txt" | sed 's/^measure: //')
 	wall=$(echo "$m" | sed 's/.*"wall_seconds":\([0-9.]*\).*/\1/')
 	rss=$(echo "$m" | sed 's/.*"peak_rss_bytes":\([0-9]*\).*/\1/')
@@ -46,9 +59,9 @@ for n in "${sizes[@]}"; do
 		# of one document in SAMPLE (default 1000) against the whole corpus.
 		sample=()
 		if [ -n "${SAMPLE:-}" ] || [ "$n" -gt 5000000 ]; then
-			sample=(-sample "${SAMPLE:-1000}" -clusters "$out/clusters.jsonl")
+			sample=(-sample "${SAMPLE:-1000}" -clusters "$abs/$out/clusters.jsonl")
 		fi
-		"$data/recall" -json "${sample[@]}" -corpus "$corpus" -pairs "$out/pairs.tsv" -threshold 0.5 >"$out/recall.json"
+		(cd "$dir" && "$abs/$data/recall" -json "${sample[@]}" -corpus "$(IFS=,; echo "${inputs[*]}")" -pairs "$abs/$out/pairs.tsv" -threshold 0.5) >"$out/recall.json"
 		recall=$(sed 's/.*"recall":\([0-9.e-]*\).*/\1/' "$out/recall.json")
 		precision=$(sed 's/.*"precision":\([0-9.e-]*\).*/\1/' "$out/recall.json")
 	fi

@@ -22,7 +22,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -34,7 +33,7 @@ import (
 )
 
 func main() {
-	corpusPath := flag.String("corpus", "", "the corpus neardup read")
+	corpusPath := flag.String("corpus", "", "the corpus neardup read: a file, or files in order separated by commas")
 	pairsPath := flag.String("pairs", "", "neardup's --pairs output")
 	th := flag.Float64("threshold", 0.5, "the threshold neardup used")
 	mode := flag.String("shingle", "word", "shingle mode")
@@ -89,30 +88,17 @@ type report struct {
 }
 
 func run(corpusPath, pairsPath string, th float64, sh *shingle.Shingler, co corpus.Options, jsonOut bool) error {
-	r, err := corpus.Open(corpusPath, co)
-	if err != nil {
-		return err
-	}
 	var ids []string
 	var sets [][]uint64
 	index := map[string]int{}
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		id := rec.ID
-		if id == "" {
-			id = strconv.Itoa(rec.Num)
-		}
+	err := eachDoc(corpusPath, co, func(_ int, id string, text []byte) {
 		index[id] = len(ids)
 		ids = append(ids, id)
-		sets = append(sets, sh.AppendSet(nil, rec.Text))
+		sets = append(sets, sh.AppendSet(nil, text))
+	})
+	if err != nil {
+		return err
 	}
-	r.Close()
 
 	// rep: the earliest document with the same set.
 	rep := make([]int, len(sets))

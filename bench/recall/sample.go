@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/neardup/neardup/corpus"
@@ -265,28 +266,39 @@ func (rp *sampleReport) print(w io.Writer, k int, th float64, clusters bool) {
 }
 
 // eachDoc calls fn with the place (from 0), id and text of every document
-// of the corpus. A document without an id gets its record number, as
-// neardup names it.
-func eachDoc(path string, co corpus.Options, fn func(i int, id string, text []byte)) error {
-	r, err := corpus.Open(path, co)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	for i := 0; ; i++ {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return nil
+// of the corpus: paths is a file, or files separated by commas, read in
+// order as one corpus. Ids are as neardup names documents: the id field or
+// the record number, prefixed "FILE:" when there are several files.
+func eachDoc(paths string, co corpus.Options, fn func(i int, id string, text []byte)) error {
+	i := 0
+	files := strings.Split(paths, ",")
+	for _, path := range files {
+		prefix := ""
+		if len(files) > 1 {
+			prefix = path + ":"
 		}
+		r, err := corpus.Open(path, co)
 		if err != nil {
 			return err
 		}
-		id := rec.ID
-		if id == "" {
-			id = strconv.Itoa(rec.Num)
+		for ; ; i++ {
+			rec, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				r.Close()
+				return err
+			}
+			id := rec.ID
+			if id == "" {
+				id = strconv.Itoa(rec.Num)
+			}
+			fn(i, prefix+id, rec.Text)
 		}
-		fn(i, id, rec.Text)
+		r.Close()
 	}
+	return nil
 }
 
 // droppedIDs reads a --clusters listing and returns the ids dedup drops:

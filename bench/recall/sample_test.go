@@ -152,3 +152,25 @@ func index(ids []string, id string) int {
 	}
 	panic("unknown id " + id)
 }
+
+// TestEachDocFiles: several files are one corpus, places continue from
+// file to file, and ids carry the file's name as neardup's do.
+func TestEachDocFiles(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	os.WriteFile(a, []byte(`{"id":"x","text":"one"}`+"\n"+`{"text":"two"}`+"\n"), 0o644)
+	os.WriteFile(b, []byte(`{"id":"y","text":"three"}`+"\n"), 0o644)
+	var got []string
+	err := eachDoc(a+","+b, corpus.Options{}, func(i int, id string, text []byte) {
+		got = append(got, fmt.Sprintf("%d %s %s", i, id, text))
+	})
+	want := []string{"0 " + a + ":x one", "1 " + a + ":2 two", "2 " + b + ":y three"}
+	if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, %v; want %q", got, err, want)
+	}
+	got = nil
+	eachDoc(a, corpus.Options{}, func(i int, id string, text []byte) { got = append(got, id) })
+	if strings.Join(got, "|") != "x|2" {
+		t.Errorf("one file: ids %q, want x and 2", got)
+	}
+}
