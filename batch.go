@@ -413,18 +413,17 @@ func (r *Result) Similarity(a, b int) float64 {
 
 // views is what the stages after shingling consult about the documents.
 type views struct {
-	ver    *Verifier
-	k      int
-	sets   [][]uint64 // shingle set of each document (nil under VerifyEstimate)
-	counts []int32    // shingles per document
-	// dropped: a two-pass run under ClusterStar kept no set (sets is nil).
-	dropped bool
-	ucount  []int32 // shingles per distinct set
+	ver     *Verifier
+	k       int
+	sets    [][]uint64 // shingle set of each document (nil under VerifyEstimate)
+	dropped bool       // a two-pass run under ClusterStar kept no set (sets is nil)
+	counts  []int32    // shingles per document
 	fps     []uint64
 	fps2    []uint64   // two-pass mode, until collapse: the second fingerprints
 	rep     []uint32   // earliest document with the same set
 	uniqOf  []int32    // distinct-set index of each document, -1 if empty
 	uniq    []uint32   // the earliest document of each distinct set
+	ucount  []int32    // shingles per distinct set
 	sigs    []uint32   // signatures of the distinct sets, k values each
 	arena   *sigArena  // holds sigs when it is not nil: kept reachable with them
 	toks    [][]uint64 // RefineEdit: token sequence of each document, else nil
