@@ -20,7 +20,7 @@
 //     band keys, safe for concurrent use.
 //   - Verifier: the length filter, the signature pre-filter and the exact,
 //     weighted or estimated Jaccard of a candidate pair.
-//   - lsh.Params.HomeBand, lsh.BucketPairs and lsh.Table: the rules that
+//   - lsh.Params.ReportBand, lsh.BucketPairs and lsh.Table: the rules that
 //     make candidate generation reproducible outside a batch.
 //   - Clusters: star clusters or connected components of verified pairs, in
 //     keep order, over documents named by explicit sequence numbers.
@@ -184,7 +184,10 @@ type Options struct {
 	// Workers is the number of goroutines; 0 means runtime.GOMAXPROCS(0).
 	Workers int
 	// MaxBucket bounds the all-pairs work in one LSH bucket of distinct
-	// sets; larger buckets are joined as a chain (lsh.BucketPairs).
+	// sets; larger buckets are joined as a chain (lsh.BucketPairs), and
+	// their pairs are found in another band's smaller bucket where the two
+	// share one (lsh.Params.ReportBand); a pair that shares only chained
+	// buckets and is no neighbour in their chains is missed.
 	// 0 means DefaultMaxBucket; negative means no limit.
 	MaxBucket int
 	// Keep chooses the representative of each cluster.

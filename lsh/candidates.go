@@ -47,17 +47,21 @@ type Stats struct {
 // Large buckets: when MaxBucket > 0 and a bucket has m > MaxBucket members,
 // only the chain of its members in ascending id order is considered (m-1
 // pairs: each member with the next), and Stats.LargeBuckets counts it.
-// Combined with the home-band rule this means: a pair is reported if and
-// only if, in its home band, its bucket has at most MaxBucket members or the
-// two are neighbours in that bucket's chain. In particular a pair whose home
-// band bucket is large is not reported even if a later band puts it in a
-// small bucket (the later band defers to the home band). Nothing is lost
-// for clustering: every bucket of every band is still connected by reported
-// pairs (by induction over bands: a pair a bucket would report but that is
-// suppressed shares an earlier bucket, which is itself connected), so the
-// connected components of the reported pairs are exactly those of the
-// unlimited search. Pairs inside a large bucket beyond its chain are simply
-// not reported; callers that need them must raise MaxBucket.
+// Such a bucket is chained, and the home-band rule then skips it: a pair
+// that shares a bucket of at most MaxBucket members in some band is
+// reported in the first such band, wherever its home band is, and a pair
+// that shares only chained buckets is reported in its home band if the two
+// are neighbours in that bucket's chain (Params.ReportBand; with no chained
+// bucket that is the home band). So a pair is lost to the limit only when
+// every bucket it shares is chained and it is a neighbour in none of them.
+// Nothing is lost for clustering: every bucket of every band is still
+// connected by reported pairs (a small bucket reports all its pairs; two
+// neighbours in a chain share a small bucket, which reports them, or are
+// reported in their home band's chain, or share an earlier chained bucket,
+// connected by induction over bands), so the connected components of the
+// reported pairs are exactly those of the unlimited search. Pairs that share
+// only chained buckets beyond their chains are simply not reported; callers
+// that need them must raise MaxBucket.
 //
 // # Cost
 //
@@ -66,11 +70,16 @@ type Stats struct {
 // records with an LSD radix sort and scans runs of equal keys. Time is
 // O(n*Bands*Rows) plus the pairs examined in buckets (each costing up to
 // home band * Rows comparisons); memory is 32 bytes per document per worker
-// (two record arrays, allocated once and reused for every band), nothing
-// per pair. Sigs is only read and must not change during Run.
+// (two record arrays, allocated once and reused for every band), and, when
+// there are more than MaxBucket documents, one chained-bucket bitset of
+// (Bands+63)/64 words per document plus 12 bytes per chained-bucket member;
+// nothing per pair. A worker sorts its band, marks the members of its
+// chained buckets, and pairs the band's buckets once every earlier band has
+// been marked; the pairs of chained buckets wait until every band has. Sigs
+// is only read and must not change during Run.
 //
 // The rules are exported so that a search over buckets held elsewhere
-// reports the same pairs: Params.HomeBand, BucketPairs.
+// reports the same pairs: Params.ReportBand, BucketPairs, Chained.
 //
 // fn may be nil to only count pairs. Run returns an error wrapping
 // ErrInvalid, before any call to fn, when Params do not fit in Slots,
@@ -98,13 +107,23 @@ func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) 
 	}
 	workers := min(max(c.Workers, 1), p.Bands)
 
+	// sh is what the workers share: the chained-bucket bitsets (nil when
+	// no bucket can be chained) and, per band, a channel closed once its
+	// chained members are marked.
+	sh := &shared{words: (p.Bands + 63) / 64, ready: make([]chan struct{}, p.Bands)}
+	if c.MaxBucket > 0 && n > c.MaxBucket {
+		sh.large = make([]uint64, n*sh.words)
+	}
+	for b := range sh.ready {
+		sh.ready[b] = make(chan struct{})
+	}
 	var next atomic.Int64
 	var stop atomic.Bool
 	stats := make([]Stats, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			bw := bandWorker{c: c, w: w, fn: fn, n: n, ctx: ctx, stop: &stop}
+			bw := bandWorker{c: c, sh: sh, w: w, fn: fn, n: n, ctx: ctx, stop: &stop}
 			bw.ents = make([]entry, n)
 			bw.tmp = make([]entry, n)
 			for !stop.Load() {
@@ -114,12 +133,18 @@ func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) 
 				}
 				if ctx.Err() != nil {
 					stop.Store(true)
+					close(sh.ready[band])
 					break
 				}
 				bw.band(band)
 				if c.BandsDone != nil {
 					c.BandsDone.Add(1)
 				}
+			}
+			// Bands grabbed after a stop are never marked: the waits below
+			// end on ctx instead.
+			if sh.large != nil && bw.waitMarked(p.Bands) {
+				bw.chains()
 			}
 			stats[w] = bw.stats
 		})
@@ -149,18 +174,52 @@ type entry struct {
 // otherwise.
 var keyMask = ^uint64(0)
 
+// shared is the state every bandWorker of one Run sees.
+type shared struct {
+	// large holds the chained-bucket bitsets (see Params.ReportBand),
+	// words uint64s per document, bit band%64 of word band/64; nil when no
+	// bucket can be chained. Bits are set with atomic ORs while other
+	// bands are being paired, and read with atomic loads.
+	large []uint64
+	words int
+	// ready[band] is closed once band's chained members are marked in large.
+	ready []chan struct{}
+}
+
+// chainPair is a pair of a chained bucket, kept until every band is marked.
+type chainPair struct {
+	i, j uint32
+	band int32
+}
+
 // bandWorker holds one goroutine's state; its arrays are reused for every band.
 type bandWorker struct {
 	c     *Candidates
+	sh    *shared
 	w     int
 	fn    func(worker int, i, j uint32)
 	n     int
 	ents  []entry
 	tmp   []entry
+	chain []chainPair // pairs of chained buckets, paired by chains()
 	stats Stats
 	ctx   context.Context
 	stop  *atomic.Bool // set when ctx is done: every worker stops
 	tick  int          // pairs emitted since the last look at ctx
+}
+
+// waitMarked waits until bands 0..upto-1 are marked, and reports false if
+// the search was stopped first.
+func (bw *bandWorker) waitMarked(upto int) bool {
+	for _, ch := range bw.sh.ready[:upto] {
+		select {
+		case <-ch:
+		case <-bw.ctx.Done():
+			bw.stop.Store(true)
+			return false
+		}
+	}
+	return !bw.stop.Load()
 }
 
 func (bw *bandWorker) band(band int) {
@@ -176,6 +235,13 @@ func (bw *bandWorker) band(band int) {
 	// The sort is stable and the records were filled in id order, so runs of
 	// equal keys come out in ascending id order.
 	sorted := radixSort(ents, bw.tmp)
+	if bw.sh.large != nil {
+		bw.mark(sorted, band)
+	}
+	close(bw.sh.ready[band])
+	if bw.sh.large != nil && !bw.waitMarked(band) {
+		return
+	}
 	for lo := 0; lo < len(sorted) && !bw.stop.Load(); {
 		hi := lo + 1
 		for hi < len(sorted) && sorted[hi].key == sorted[lo].key {
@@ -190,8 +256,68 @@ func (bw *bandWorker) band(band int) {
 	}
 }
 
+// mark sets band's bit in the chained-bucket bitsets of the members of its
+// chained buckets. Runs of equal keys longer than MaxBucket are split into
+// true buckets first (which leaves each true bucket contiguous and in id
+// order, as run expects).
+func (bw *bandWorker) mark(sorted []entry, band int) {
+	maxBucket := bw.c.MaxBucket
+	word, bit := band/64, uint64(1)<<(band%64)
+	for lo := 0; lo < len(sorted); {
+		hi := lo + 1
+		for hi < len(sorted) && sorted[hi].key == sorted[lo].key {
+			hi++
+		}
+		if Chained(hi-lo, maxBucket) {
+			bw.buckets(sorted[lo:hi], band, func(b []entry) {
+				if Chained(len(b), maxBucket) {
+					for _, e := range b {
+						atomic.OrUint64(&bw.sh.large[int(e.id)*bw.sh.words+word], bit)
+					}
+				}
+			})
+		}
+		lo = hi
+	}
+}
+
+// largeOf returns document i's chained-bucket bitset. Bits of bands not yet
+// marked may be missing; callers read only the bits of marked bands.
+func (bw *bandWorker) largeOf(dst []uint64, i uint32) []uint64 {
+	w := bw.sh.words
+	for k := range w {
+		dst = append(dst, atomic.LoadUint64(&bw.sh.large[int(i)*w+k]))
+	}
+	return dst
+}
+
+// chains reports the pairs of chained buckets kept by Params.ReportBand,
+// once every band is marked.
+func (bw *bandWorker) chains() {
+	c := bw.c
+	slots := c.Slots
+	var buf [4]uint64
+	for _, cp := range bw.chain {
+		if bw.stop.Load() {
+			return
+		}
+		large := bw.largeOf(buf[:0], cp.i)
+		if c.Params.ReportBand(c.Sigs[int(cp.i)*slots:int(cp.i+1)*slots], c.Sigs[int(cp.j)*slots:int(cp.j+1)*slots], large) == int(cp.band) {
+			bw.report(cp.i, cp.j)
+		}
+	}
+	bw.chain = nil
+}
+
 // run handles a run of equal band keys, which is one bucket unless keys collided.
 func (bw *bandWorker) run(run []entry, band int) {
+	bw.buckets(run, band, func(b []entry) { bw.bucket(b, band) })
+}
+
+// buckets calls fn with each true bucket of size > 1 of a run of equal band
+// keys, its members in ascending id order. A run with a key collision is
+// sorted in place by slot values, then id.
+func (bw *bandWorker) buckets(run []entry, band int, fn func([]entry)) {
 	c := bw.c
 	r, slots := c.Params.Rows, c.Slots
 	off := band * r
@@ -208,7 +334,7 @@ func (bw *bandWorker) run(run []entry, band int) {
 		}
 	}
 	if same { // fast path: no collision
-		bw.bucket(run, band)
+		fn(run)
 		return
 	}
 	// Slow path: a 64-bit key collision (or a narrowed keyMask in tests).
@@ -225,23 +351,24 @@ func (bw *bandWorker) run(run []entry, band int) {
 			hi++
 		}
 		if hi-lo > 1 {
-			bw.bucket(run[lo:hi], band)
+			fn(run[lo:hi])
 		}
 		lo = hi
 	}
 }
 
 // bucket emits the pairs of one true bucket whose members are in ascending
-// id order, by BucketPairs' rule. The loops are BucketPairs' own, written
-// out: a call through a closure per pair cost ~2% of a 100k-document run,
-// and TestRulesOutsideBatch holds the two to the same pairs.
+// id order, by BucketPairs' rule; a chained bucket's pairs wait in bw.chain.
+// The loops are BucketPairs' own, written out: a call through a closure per
+// pair cost ~2% of a 100k-document run, and TestRulesOutsideBatch holds the
+// two to the same pairs.
 func (bw *bandWorker) bucket(b []entry, band int) {
 	m := len(b)
 	bw.stats.MaxBucketSeen = max(bw.stats.MaxBucketSeen, m)
 	if Chained(m, bw.c.MaxBucket) {
 		bw.stats.LargeBuckets++
-		for k := 0; k+1 < m && !bw.stop.Load(); k++ {
-			bw.emit(b[k].id, b[k+1].id, band)
+		for k := 0; k+1 < m; k++ {
+			bw.chain = append(bw.chain, chainPair{b[k].id, b[k+1].id, int32(band)})
 		}
 		return
 	}
@@ -252,16 +379,45 @@ func (bw *bandWorker) bucket(b []entry, band int) {
 	}
 }
 
-// emit reports i < j unless band is not the pair's home band
-// (Params.HomeBand).
+// emit reports i < j, which share a bucket of at most MaxBucket members in
+// band, unless an earlier band reports them: one on which they agree and
+// whose bucket is not chained (Params.ReportBand; every earlier band is
+// marked by now).
 func (bw *bandWorker) emit(i, j uint32, band int) {
+	if band > 0 && bw.earlier(i, j, band) {
+		return
+	}
+	bw.report(i, j)
+}
+
+// earlier reports whether i and j agree on a band before band whose
+// bucket is not chained.
+func (bw *bandWorker) earlier(i, j uint32, band int) bool {
 	c := bw.c
-	if band > 0 {
-		slots := c.Slots
-		if c.Params.agreesBefore(c.Sigs[int(i)*slots:int(i+1)*slots], c.Sigs[int(j)*slots:int(j+1)*slots], band) {
-			return // agreed on an earlier band: reported there
+	slots, r := c.Slots, c.Params.Rows
+	large := bw.sh.large
+	if large == nil {
+		return c.Params.agreesBefore(c.Sigs[int(i)*slots:int(i+1)*slots], c.Sigs[int(j)*slots:int(j+1)*slots], band)
+	}
+	a := c.Sigs[int(i)*slots : int(i)*slots+band*r]
+	b := c.Sigs[int(j)*slots : int(j)*slots+band*r]
+	for k, bd := 0, 0; k+r <= len(a); k, bd = k+r, bd+1 {
+		x := 0
+		for x < r && a[k+x] == b[k+x] {
+			x++
+		}
+		if x < r {
+			continue
+		}
+		if atomic.LoadUint64(&large[int(i)*bw.sh.words+bd/64])&(1<<(bd%64)) == 0 {
+			return true
 		}
 	}
+	return false
+}
+
+// report calls fn for i < j and counts the pair.
+func (bw *bandWorker) report(i, j uint32) {
 	bw.stats.Pairs++
 	if bw.fn != nil {
 		bw.fn(bw.w, i, j)

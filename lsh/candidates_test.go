@@ -13,8 +13,10 @@ type pair struct{ i, j uint32 }
 
 // refPairs is the reference candidate set with the documented MaxBucket
 // semantics, written plainly: bucket every band by its slot values (as a
-// string), take all pairs of a small bucket or the id-order chain of a large
-// one, and keep a pair only in the first band on which it agrees.
+// string); a bucket over MaxBucket is chained; take all pairs of a small
+// bucket or the id-order chain of a chained one, and keep a pair only in
+// the first band on which it agrees in a small bucket, or, if it has none,
+// in the first band on which it agrees.
 func refPairs(c *Candidates) map[pair]bool {
 	p := c.Params
 	n := len(c.Sigs) / c.Slots
@@ -24,14 +26,26 @@ func refPairs(c *Candidates) map[pair]bool {
 		b := sig(j)[band*p.Rows : (band+1)*p.Rows]
 		return slices.Equal(a, b)
 	}
-	out := map[pair]bool{}
+	buckets := make([]map[string][]int, p.Bands)
+	chained := make([][]bool, n) // chained[i][band]: i's bucket in band is chained
+	for i := range chained {
+		chained[i] = make([]bool, p.Bands)
+	}
 	for band := range p.Bands {
-		buckets := map[string][]int{}
+		buckets[band] = map[string][]int{}
 		for i := range n {
 			k := fmt.Sprint(sig(i)[band*p.Rows : (band+1)*p.Rows])
-			buckets[k] = append(buckets[k], i) // ascending ids
+			buckets[band][k] = append(buckets[band][k], i) // ascending ids
 		}
-		for _, m := range buckets {
+		for _, m := range buckets[band] {
+			for _, i := range m {
+				chained[i][band] = c.MaxBucket > 0 && len(m) > c.MaxBucket
+			}
+		}
+	}
+	out := map[pair]bool{}
+	for band := range p.Bands {
+		for _, m := range buckets[band] {
 			var edges []pair
 			if c.MaxBucket > 0 && len(m) > c.MaxBucket {
 				for k := 0; k+1 < len(m); k++ {
@@ -45,12 +59,45 @@ func refPairs(c *Candidates) map[pair]bool {
 				}
 			}
 			for _, e := range edges {
-				home := 0
-				for !agree(int(e.i), int(e.j), home) {
-					home++
+				home, small := -1, -1
+				for b := range p.Bands {
+					if agree(int(e.i), int(e.j), b) {
+						if home < 0 {
+							home = b
+						}
+						if small < 0 && !chained[e.i][b] {
+							small = b
+						}
+					}
 				}
-				if home == band {
+				if small == band || small < 0 && home == band {
 					out[e] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// smallPairs is every i < j that share a bucket of at most MaxBucket
+// members in some band: all of them must be reported.
+func smallPairs(c *Candidates) map[pair]bool {
+	p := c.Params
+	n := len(c.Sigs) / c.Slots
+	out := map[pair]bool{}
+	for band := range p.Bands {
+		buckets := map[string][]int{}
+		for i := range n {
+			k := fmt.Sprint(c.Sigs[i*c.Slots+band*p.Rows : i*c.Slots+(band+1)*p.Rows])
+			buckets[k] = append(buckets[k], i)
+		}
+		for _, m := range buckets {
+			if c.MaxBucket > 0 && len(m) > c.MaxBucket {
+				continue
+			}
+			for x := range m {
+				for y := x + 1; y < len(m); y++ {
+					out[pair{uint32(m[x]), uint32(m[y])}] = true
 				}
 			}
 		}
@@ -170,6 +217,7 @@ func testAgainstReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	shapes := []struct{ slots, b, r, alphabet int }{
 		{4, 4, 1, 8}, {8, 4, 2, 3}, {12, 3, 3, 2}, {16, 5, 3, 2}, {10, 2, 5, 2}, {9, 1, 9, 2},
+		{70, 70, 1, 5}, // more than 64 bands: two words of chained-bucket bits
 	}
 	var total, large int64
 	defer func() {
@@ -202,6 +250,11 @@ func testAgainstReference(t *testing.T) {
 						}
 					} else if !slices.Equal(components(n, got), components(n, all)) {
 						t.Fatalf("%s: components differ from the unlimited search", name)
+					}
+					for e := range smallPairs(c) {
+						if !got[e] {
+							t.Fatalf("%s: pair %v shares a small bucket but is not reported", name, e)
+						}
 					}
 				}
 			}

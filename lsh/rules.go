@@ -49,6 +49,48 @@ func (p Params) HomeBand(a, b []uint32) int {
 	return -1
 }
 
+// ReportBand returns the band in which Candidates.Run reports the pair of
+// signatures a and b when some of their buckets are chained (see
+// BucketPairs): the first band on which the two agree and whose bucket is
+// not chained, or, when every bucket they share is chained, their home band
+// (HomeBand); -1 when no band agrees. large is the chained-bucket bitset of
+// either document (bit band%64 of large[band/64] set when the document's
+// bucket in that band has more than MaxBucket members; on a band where two
+// documents agree they share the bucket, so the bit is the same for both);
+// a nil or short large means no chained bucket, and ReportBand is HomeBand.
+//
+// So every pair that shares a bucket of at most MaxBucket members in some
+// band is reported, once, in the first such band, and a pair that shares only
+// chained buckets is reported in its home band if it is a neighbour in that
+// bucket's chain. A caller holding buckets elsewhere keeps a pair found in
+// band j, among the pairs BucketPairs gives for its bucket, when ReportBand
+// is j. ReportBand does not allocate.
+func (p Params) ReportBand(a, b []uint32, large []uint64) int {
+	r := p.Rows
+	if p.Bands < 1 || r < 1 {
+		return -1
+	}
+	n := min(len(a), len(b), p.Bands*r)
+	a, b = a[:n], b[:n]
+	home := -1
+	for k, band := 0, 0; k+r <= n; k, band = k+r, band+1 {
+		x := 0
+		for x < r && a[k+x] == b[k+x] {
+			x++
+		}
+		if x < r {
+			continue
+		}
+		if band/64 >= len(large) || large[band/64]&(1<<(band%64)) == 0 {
+			return band
+		}
+		if home < 0 {
+			home = band
+		}
+	}
+	return home
+}
+
 // agreesBefore reports whether a and b, full signatures, agree on all Rows
 // slots of some band before band. It is HomeBand(a, b) < band without the
 // work past band.

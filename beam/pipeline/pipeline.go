@@ -85,15 +85,25 @@ type Member struct {
 	Sig []uint32
 }
 
-// Pair is a candidate pair, A < B.
-type Pair struct{ A, B int64 }
+// Pair is a candidate pair, A < B. A pair of a chained bucket whose home
+// band is that bucket's is kept only if the two share no small bucket in a
+// later band, which takes both whole signatures: Chain is then 1 + the
+// band and Large A's chained-bucket bitset (lsh.Params.ReportBand), and
+// verification checks it; Chain is 0 otherwise.
+type Pair struct {
+	A, B  int64
+	Chain int
+	Large []uint64
+}
 
 // Half is a candidate pair with A's sketch joined.
 type Half struct {
-	A, B int64
-	Size int
-	Set  []uint64
-	Sig  []uint32
+	A, B  int64
+	Chain int
+	Large []uint64
+	Size  int
+	Set   []uint64
+	Sig   []uint32
 }
 
 // Edge is a verified pair of distinct sets, A < B, with its similarity
@@ -213,8 +223,11 @@ func init() {
 	register.DoFn4x1[context.Context, Signed, func(int64, Signed), func(string, Member), error](&bandFn{})
 	register.Emitter2[int64, Signed]()
 	register.Emitter2[string, Member]()
-	register.DoFn4x1[context.Context, string, func(*Member) bool, func(int64, Pair), error](&bucketFn{})
+	register.DoFn4x0[context.Context, string, func(*Member) bool, func(int64, int)](&chainedFn{})
+	register.Emitter2[int64, int]()
+	register.DoFn5x1[context.Context, string, func(*Member) bool, func(*int64, *int) bool, func(int64, Pair), error](&bucketFn{})
 	register.Iter1[Member]()
+	register.Iter2[int64, int]()
 	register.Emitter2[int64, Pair]()
 	register.DoFn5x0[context.Context, int64, func(*Signed) bool, func(*Pair) bool, func(int64, Half)](&attachFn{})
 	register.Iter1[Signed]()

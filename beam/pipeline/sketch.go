@@ -56,7 +56,11 @@ func sketched(s beam.Scope, c Config) (docs, copies, uniq, edges beam.PCollectio
 	docs, entries := beam.ParDo2(s.Scope("read"), &readFn{C: c}, fileCol)
 	uniq, copies = beam.ParDo2(s.Scope("collapse"), &collapseFn{C: c}, beam.GroupByKey(s, entries))
 	signed, members := beam.ParDo2(s.Scope("band keys"), &bandFn{C: c}, uniq)
-	pairs := beam.ParDo(s.Scope("candidates"), &bucketFn{C: c}, beam.GroupByKey(s, members))
+	buckets := beam.GroupByKey(s, members)
+	// The members of chained buckets, (sequence number, band): a side
+	// input of the candidate search, small unless buckets are chained.
+	chained := beam.ParDo(s.Scope("chained"), &chainedFn{C: c}, buckets)
+	pairs := beam.ParDo(s.Scope("candidates"), &bucketFn{C: c}, buckets, beam.SideInput{Input: chained})
 	halves := beam.ParDo(s.Scope("join A"), &attachFn{}, beam.CoGroupByKey(s, signed, pairs))
 	edges = beam.ParDo(s.Scope("verify"), &verifyFn{C: c}, beam.CoGroupByKey(s, signed, halves))
 	return docs, copies, uniq, edges
@@ -217,7 +221,8 @@ func (f *bandFn) ProcessElement(ctx context.Context, u Signed, signed func(int64
 	signed(u.Seq, u)
 	// A band entry carries the signature up to its band: all that the
 	// bucket's split into equal band values and the home-band rule read
-	// (lsh.Params.HomeBand compares only as far as both slices go).
+	// (lsh.Params.ReportBand compares only as far as both slices go; a
+	// chained bucket's pair is checked on the whole signatures in verifyFn).
 	rows := f.sk.Params().LSH.Rows
 	var bytes int64
 	for band, key := range f.sk.AppendBandKeys(nil, u.Sig) {
@@ -238,14 +243,71 @@ func bucketKey(band int, key uint64) string {
 	return string(b[:])
 }
 
+// trueBuckets calls fn with each bucket of a (band, key) group: the members
+// split by their band values (equal keys do not prove equal values), each
+// bucket in sequence order. It sorts ms.
+func trueBuckets(ms []Member, band, rows int, fn func([]Member)) {
+	values := func(x Member) []uint32 { return x.Sig[band*rows : (band+1)*rows] }
+	slices.SortFunc(ms, func(a, b Member) int {
+		if c := slices.Compare(values(a), values(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Seq, b.Seq)
+	})
+	for lo := 0; lo < len(ms); {
+		hi := lo + 1
+		for hi < len(ms) && slices.Equal(values(ms[hi]), values(ms[lo])) {
+			hi++
+		}
+		fn(ms[lo:hi])
+		lo = hi
+	}
+}
+
+// chainedFn emits (sequence number, band) for every member of a chained
+// bucket (lsh.Chained): the bits of the chained-bucket bitsets
+// lsh.Params.ReportBand reads.
+type chainedFn struct {
+	C    Config
+	rows int
+}
+
+func (f *chainedFn) Setup() error {
+	p, err := f.C.params()
+	if err != nil {
+		return err
+	}
+	f.rows = p.LSH.Rows
+	return nil
+}
+
+func (f *chainedFn) ProcessElement(ctx context.Context, key string, next func(*Member) bool, emit func(int64, int)) {
+	band := int(binary.BigEndian.Uint16([]byte(key)))
+	maxBucket := max(f.C.MaxBucket, 0)
+	ms := collect(next)
+	if !lsh.Chained(len(ms), maxBucket) {
+		return // no bucket of the group can be
+	}
+	trueBuckets(ms, band, f.rows, func(b []Member) {
+		if lsh.Chained(len(b), maxBucket) {
+			for _, m := range b {
+				emit(m.Seq, band)
+			}
+		}
+	})
+}
+
 // bucketFn turns a (band, key) group into candidate pairs: the members in
-// sequence order, split into true buckets (equal band values, not just
-// equal keys), paired by lsh.BucketPairs, each pair kept only in its home
-// band, as the batch does.
+// sequence order, split into true buckets, paired by lsh.BucketPairs, each
+// pair kept only in the band lsh.Params.ReportBand gives, as the batch
+// does. The side input is chainedFn's output, read once into bitsets.
 type bucketFn struct {
 	C    Config
 	lp   lsh.Params
 	rows int
+
+	large  map[int64][]uint64 // chained-bucket bitsets; nil until read
+	loaded bool
 }
 
 func (f *bucketFn) Setup() error {
@@ -257,36 +319,49 @@ func (f *bucketFn) Setup() error {
 	return nil
 }
 
-func (f *bucketFn) ProcessElement(ctx context.Context, key string, next func(*Member) bool, emit func(int64, Pair)) error {
+func (f *bucketFn) ProcessElement(ctx context.Context, key string, next func(*Member) bool, chained func(*int64, *int) bool, emit func(int64, Pair)) error {
+	if !f.loaded {
+		words := (f.lp.Bands + 63) / 64
+		var seq int64
+		var b int
+		for chained(&seq, &b) {
+			if f.large == nil {
+				f.large = map[int64][]uint64{}
+			}
+			bits := f.large[seq]
+			if bits == nil {
+				bits = make([]uint64, words)
+				f.large[seq] = bits
+			}
+			bits[b/64] |= 1 << (b % 64)
+		}
+		f.loaded = true
+	}
 	band := int(binary.BigEndian.Uint16([]byte(key)))
 	ms := collect(next)
-	values := func(x Member) []uint32 { return x.Sig[band*f.rows : (band+1)*f.rows] }
-	slices.SortFunc(ms, func(a, b Member) int {
-		if c := slices.Compare(values(a), values(b)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Seq, b.Seq)
-	})
 	maxBucket := max(f.C.MaxBucket, 0)
 	var cands, large int64
-	for lo := 0; lo < len(ms); {
-		hi := lo + 1
-		for hi < len(ms) && slices.Equal(values(ms[hi]), values(ms[lo])) {
-			hi++
-		}
-		b := ms[lo:hi]
-		if maxBucket > 0 && len(b) > maxBucket {
+	trueBuckets(ms, band, f.rows, func(b []Member) {
+		chain := lsh.Chained(len(b), maxBucket)
+		if chain {
 			large++
 		}
 		lsh.BucketPairs(len(b), maxBucket, func(x, y int) bool {
-			if f.lp.HomeBand(b[x].Sig, b[y].Sig) == band {
+			// The members carry the bands up to this one: enough for
+			// ReportBand in a small bucket (no earlier band reports the
+			// pair), and for the home band of a chain pair, which
+			// verification checks against the later bands.
+			lb := f.large[b[x].Seq]
+			switch {
+			case !chain && f.lp.ReportBand(b[x].Sig, b[y].Sig, lb) == band:
 				emit(b[x].Seq, Pair{A: b[x].Seq, B: b[y].Seq})
 				cands++
+			case chain && f.lp.HomeBand(b[x].Sig, b[y].Sig) == band:
+				emit(b[x].Seq, Pair{A: b[x].Seq, B: b[y].Seq, Chain: band + 1, Large: lb})
 			}
 			return true
 		})
-		lo = hi
-	}
+	})
 	cCandidates.Inc(ctx, cands)
 	cShufJoin.Inc(ctx, 24*cands)
 	cLarge.Inc(ctx, large)
@@ -304,20 +379,26 @@ func (attachFn) ProcessElement(ctx context.Context, seq int64, signed func(*Sign
 	var p Pair
 	n := int64(0)
 	for pairs(&p) {
-		emit(p.B, Half{A: p.A, B: p.B, Size: s.Size, Set: s.Set, Sig: s.Sig})
+		emit(p.B, Half{A: p.A, B: p.B, Chain: p.Chain, Large: p.Large, Size: s.Size, Set: s.Set, Sig: s.Sig})
 		n++
 	}
 	cShufJoin.Inc(ctx, n*(24+8*int64(len(s.Set))+4*int64(len(s.Sig))))
 }
 
 // verifyFn joins B's sketch and verifies each pair with the engine's
-// Verifier.
+// Verifier, after the last check of a chained bucket's pair (Pair.Chain).
 type verifyFn struct {
-	C Config
-	v *neardup.Verifier
+	C  Config
+	v  *neardup.Verifier
+	lp lsh.Params
 }
 
 func (f *verifyFn) Setup() (err error) {
+	p, err := f.C.params()
+	if err != nil {
+		return err
+	}
+	f.lp = p.LSH
 	f.v, err = f.C.verifier()
 	return err
 }
@@ -329,14 +410,21 @@ func (f *verifyFn) ProcessElement(ctx context.Context, seq int64, signed func(*S
 	}
 	b := sketchOf(s.Size, s.Set, s.Sig)
 	var h Half
-	var n int64
+	var n, chains int64
 	for halves(&h) {
+		if h.Chain > 0 {
+			if f.lp.ReportBand(h.Sig, s.Sig, h.Large) != h.Chain-1 {
+				continue // a later band's small bucket reports it
+			}
+			chains++
+		}
 		a := sketchOf(h.Size, h.Set, h.Sig)
 		if j, ok := f.v.Verify(&a, &b); ok {
 			emit(Edge{A: h.A, B: h.B, Jaccard: j})
 			n++
 		}
 	}
+	cCandidates.Inc(ctx, chains)
 	cVerified.Inc(ctx, n)
 	cShufEdges.Inc(ctx, 24*n)
 	return nil

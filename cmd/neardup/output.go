@@ -403,7 +403,7 @@ func printSummary(w io.Writer, b *neardup.Batch, src *source, res *neardup.Resul
 	}
 	fmt.Fprintln(w)
 	if s.LargeBuckets > 0 {
-		fmt.Fprintf(w, "  warning:    in a chained bucket only neighbours are candidates: near-duplicate pairs inside it can be missing from the pairs and the clusters; --max-bucket %d or -1 (no limit) finds them at the cost of all pairs in those buckets\n",
+		fmt.Fprintf(w, "  warning:    in a chained bucket only neighbours are candidates: a near-duplicate pair that shares no smaller bucket in another band can be missing from the pairs and the clusters; --max-bucket %d or -1 (no limit) finds them at the cost of all pairs in those buckets\n",
 			max(s.LargestBucket, 2*o.MaxBucket))
 	}
 	kind := o.Verify.String()
