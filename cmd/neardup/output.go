@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/neardup/neardup"
@@ -151,40 +154,106 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 // copy only). Each written pair is counted in pr.
 func writePairs(w *bufio.Writer, b *neardup.Batch, res *neardup.Result, compact bool, pr *progress) error {
 	edit := b.Options().Refine == neardup.RefineEdit
-	var buf []byte
-	write := func(p neardup.Pair) error {
-		buf = dedupout.AppendPair(buf[:0], b.ID(p.A), b.ID(p.B), p.Jaccard)
-		if edit {
-			buf = append(buf, '\t')
-			buf = strconv.AppendFloat(buf, p.Edit, 'f', 6, 64)
+	format := func(buf []byte, ps []neardup.Pair) []byte {
+		for _, p := range ps {
+			buf = dedupout.AppendPair(buf, b.ID(p.A), b.ID(p.B), p.Jaccard)
+			if edit {
+				buf = append(buf, '\t')
+				buf = strconv.AppendFloat(buf, p.Edit, 'f', 6, 64)
+			}
+			buf = append(buf, '\n')
 		}
-		buf = append(buf, '\n')
-		_, err := w.Write(buf)
-		return err
+		return buf
 	}
+	pairs := res.AllPairs()
+	total := int64(res.Stats.Pairs)
 	if compact {
-		pr.set("writing pairs", int64(len(res.Pairs)))
-		for i, p := range res.Pairs {
-			if err := write(p); err != nil {
-				return err
-			}
-			if i&1023 == 0 {
-				pr.add(1024)
-			}
-		}
-		return nil
+		pairs, total = slices.Values(res.Pairs), int64(len(res.Pairs))
 	}
-	pr.set("writing pairs", int64(res.Stats.Pairs))
-	n := 0
-	for p := range res.AllPairs() {
-		if err := write(p); err != nil {
-			return err
+	pr.set("writing pairs", total)
+	return writeOrdered(w, pairs, format, max(runtime.GOMAXPROCS(0)-1, 1), pr)
+}
+
+// pairBatch is the number of pairs formatted together by writeOrdered.
+const pairBatch = 1 << 14
+
+// writeOrdered writes the pairs of seq to w, in order, formatted by format
+// in batches of pairBatch on workers goroutines while seq goes on yielding
+// (formatting is most of the time of writing a large pairs file, and seq
+// runs on the calling goroutine). At most 2*workers+2 batches are in
+// flight, so memory does not grow with the pairs. After a write error it
+// stops and returns it.
+func writeOrdered(w *bufio.Writer, seq iter.Seq[neardup.Pair], format func([]byte, []neardup.Pair) []byte, workers int, pr *progress) error {
+	type job struct {
+		pairs []neardup.Pair
+		out   []byte
+		done  chan struct{}
+	}
+	jobs := make(chan *job, workers)
+	queue := make(chan *job, 2*workers+2) // in order, for the writer
+	free := make(chan *job, 2*workers+2)
+	for range cap(free) {
+		free <- &job{pairs: make([]neardup.Pair, 0, pairBatch), done: make(chan struct{}, 1)}
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for j := range jobs {
+				j.out = format(j.out[:0], j.pairs)
+				j.done <- struct{}{}
+			}
+		})
+	}
+	errc := make(chan error, 1)
+	stopped := make(chan struct{}) // closed when the writer stops early
+	go func() {
+		var err error
+		for j := range queue {
+			<-j.done
+			if err == nil {
+				if _, err = w.Write(j.out); err != nil {
+					close(stopped)
+				}
+				pr.add(int64(len(j.pairs)))
+			}
+			j.pairs = j.pairs[:0]
+			free <- j
 		}
-		if n++; n&1023 == 0 {
-			pr.add(1024)
+		errc <- err
+	}()
+	var cur *job
+	send := func() bool {
+		select {
+		case <-stopped:
+			return false
+		case queue <- cur:
+		}
+		jobs <- cur
+		cur = nil
+		return true
+	}
+	for p := range seq {
+		if cur == nil {
+			select {
+			case cur = <-free:
+			case <-stopped:
+			}
+			if cur == nil {
+				break
+			}
+		}
+		cur.pairs = append(cur.pairs, p)
+		if len(cur.pairs) == pairBatch && !send() {
+			break
 		}
 	}
-	return nil
+	if cur != nil && len(cur.pairs) > 0 {
+		send()
+	}
+	close(jobs)
+	close(queue)
+	wg.Wait()
+	return <-errc
 }
 
 // escapeField, clusterJSON, memberJSON and jnum are dedupout's, shared
