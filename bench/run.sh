@@ -10,6 +10,7 @@
 #   bench/run.sh 10000000   # 10M, in ten files; recall from a sample (bench/recall -sample)
 #   SAMPLE=100 bench/run.sh 1000000   # a sampled check at any size
 #   MEMORY_LIMIT=1GB bench/run.sh 1000000   # dedup --memory-limit (two passes)
+#   MAX_BUCKET=5000 bench/run.sh 10000000   # dedup --max-bucket (default 2000)
 #
 # A second table gives each run's stages in seconds, from dedup --stats
 # (wall time of each stage; read+shingle overlaps the reading).
@@ -47,7 +48,7 @@ for n in "${sizes[@]}"; do
 	# Drop the page cache effect of generation: read the file once first.
 	(cd "$dir" && cat "${inputs[@]}" >/dev/null)
 	(cd "$dir" && "$abs/$data/measure" -- "$abs/$data/neardup" dedup --quiet --threshold 0.5 --ngram 3 --num-perm 128 \
-		--memory-limit "${MEMORY_LIMIT:-auto}" --pairs "$abs/$out/pairs.tsv" --clusters "$abs/$out/clusters.jsonl" --stats "$abs/$out/stats.json" "${inputs[@]}") 2>"$out/measure.txt"
+		--memory-limit "${MEMORY_LIMIT:-auto}" --max-bucket "${MAX_BUCKET:-2000}" --pairs "$abs/$out/pairs.tsv" --clusters "$abs/$out/clusters.jsonl" --stats "$abs/$out/stats.json" "${inputs[@]}") 2>"$out/measure.txt"
 	m=$(grep '^measure:' "$out/measure.txt" | sed 's/^measure: //')
 	wall=$(echo "$m" | sed 's/.*"wall_seconds":\([0-9.]*\).*/\1/')
 	rss=$(echo "$m" | sed 's/.*"peak_rss_bytes":\([0-9]*\).*/\1/')
