@@ -3,8 +3,10 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"iter"
 	"math"
 	"os"
@@ -44,12 +46,21 @@ func openOutput(e *env, path string) (*pending, error) {
 	return &pending{name: path, file: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
 }
 
+// writeErr names the output of a failed write, unless err names a file
+// already (the output's writer reports its own path).
+func writeErr(name string, err error) error {
+	if _, ok := errors.AsType[*fs.PathError](err); ok {
+		return err
+	}
+	return fmt.Errorf("write %s: %w", name, err)
+}
+
 func (p *pending) finish() error {
 	if p.commit != nil {
 		return p.commit()
 	}
 	if err := p.w.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", p.name, err)
+		return writeErr(p.name, err)
 	}
 	if p.file != nil {
 		return p.file.Commit()
@@ -92,7 +103,7 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 			return err
 		}
 		if err := writePairs(p.w, b, res, f.pairsCompact, pr); err != nil {
-			return fmt.Errorf("write %s: %w", p.name, err)
+			return writeErr(p.name, err)
 		}
 	}
 	if f.clusters != "" {
@@ -102,7 +113,7 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 		}
 		pr.set("writing clusters", 0)
 		if err := writeClusters(p.w, b, res); err != nil {
-			return fmt.Errorf("write %s: %w", p.name, err)
+			return writeErr(p.name, err)
 		}
 	}
 	if f.output != "" {
@@ -121,7 +132,7 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 			return err
 		}
 		if err := writeStats(p.w, f, src, b, res); err != nil {
-			return fmt.Errorf("write %s: %w", p.name, err)
+			return writeErr(p.name, err)
 		}
 	}
 	if f.report != "" {
@@ -132,7 +143,7 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 			return err
 		}
 		if err := writeReport(p.w, e, src, co, b, res, reportTiming{start: start, write: time.Since(began)}); err != nil {
-			return fmt.Errorf("write %s: %w", p.name, err)
+			return writeErr(p.name, err)
 		}
 	}
 	for i, p := range outs {
