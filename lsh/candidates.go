@@ -391,29 +391,18 @@ func (bw *bandWorker) emit(i, j uint32, band int) {
 }
 
 // earlier reports whether i and j agree on a band before band whose
-// bucket is not chained.
+// bucket is not chained. Every earlier band is marked by now; bits of later
+// bands, still being set, are not read.
 func (bw *bandWorker) earlier(i, j uint32, band int) bool {
 	c := bw.c
 	slots, r := c.Slots, c.Params.Rows
-	large := bw.sh.large
-	if large == nil {
-		return c.Params.agreesBefore(c.Sigs[int(i)*slots:int(i+1)*slots], c.Sigs[int(j)*slots:int(j+1)*slots], band)
+	var buf [4]uint64
+	var large []uint64
+	if bw.sh.large != nil {
+		large = bw.largeOf(buf[:0], i)
 	}
-	a := c.Sigs[int(i)*slots : int(i)*slots+band*r]
-	b := c.Sigs[int(j)*slots : int(j)*slots+band*r]
-	for k, bd := 0, 0; k+r <= len(a); k, bd = k+r, bd+1 {
-		x := 0
-		for x < r && a[k+x] == b[k+x] {
-			x++
-		}
-		if x < r {
-			continue
-		}
-		if atomic.LoadUint64(&large[int(i)*bw.sh.words+bd/64])&(1<<(bd%64)) == 0 {
-			return true
-		}
-	}
-	return false
+	small, _ := c.Params.bands(c.Sigs[int(i)*slots:int(i)*slots+band*r], c.Sigs[int(j)*slots:int(j)*slots+band*r], large)
+	return small >= 0
 }
 
 // report calls fn for i < j and counts the pair.

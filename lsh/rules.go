@@ -28,25 +28,8 @@ func (p Params) AppendBandKeys(dst []uint64, sig []uint32) []uint64 {
 // Only the first Bands*Rows values of a and b are read; a slice shorter than
 // that is compared as far as it goes. HomeBand does not allocate.
 func (p Params) HomeBand(a, b []uint32) int {
-	r := p.Rows
-	if p.Bands < 1 || r < 1 {
-		return -1
-	}
-	n := min(len(a), len(b), p.Bands*r)
-	a, b = a[:n], b[:n]
-	for k, band := 0, 0; k+r <= n; k, band = k+r, band+1 {
-		// A plain loop, not slices.Equal per band: most bands differ in
-		// their first slot, so this is about one comparison per band
-		// (slices.Equal here cost ~10% of a 1M-document batch's CPU).
-		x := 0
-		for x < r && a[k+x] == b[k+x] {
-			x++
-		}
-		if x == r {
-			return band
-		}
-	}
-	return -1
+	_, home := p.bands(a, b, nil)
+	return home
 }
 
 // ReportBand returns the band in which Candidates.Run reports the pair of
@@ -66,14 +49,29 @@ func (p Params) HomeBand(a, b []uint32) int {
 // band j, among the pairs BucketPairs gives for its bucket, when ReportBand
 // is j. ReportBand does not allocate.
 func (p Params) ReportBand(a, b []uint32, large []uint64) int {
+	small, home := p.bands(a, b, large)
+	if small >= 0 {
+		return small
+	}
+	return home
+}
+
+// bands returns the first band on which a and b agree whose bit in large is
+// clear (small) and the first band on which they agree (home), -1 for none;
+// it stops at small. It reads the first Bands*Rows values, or as far as
+// both slices go, and does not allocate.
+func (p Params) bands(a, b []uint32, large []uint64) (small, home int) {
 	r := p.Rows
 	if p.Bands < 1 || r < 1 {
-		return -1
+		return -1, -1
 	}
 	n := min(len(a), len(b), p.Bands*r)
 	a, b = a[:n], b[:n]
-	home := -1
+	home = -1
 	for k, band := 0, 0; k+r <= n; k, band = k+r, band+1 {
+		// A plain loop, not slices.Equal per band: most bands differ in
+		// their first slot, so this is about one comparison per band
+		// (slices.Equal here cost ~10% of a 1M-document batch's CPU).
 		x := 0
 		for x < r && a[k+x] == b[k+x] {
 			x++
@@ -81,36 +79,14 @@ func (p Params) ReportBand(a, b []uint32, large []uint64) int {
 		if x < r {
 			continue
 		}
-		if band/64 >= len(large) || large[band/64]&(1<<(band%64)) == 0 {
-			return band
-		}
 		if home < 0 {
 			home = band
 		}
-	}
-	return home
-}
-
-// agreesBefore reports whether a and b, full signatures, agree on all Rows
-// slots of some band before band. It is HomeBand(a, b) < band without the
-// work past band.
-func (p Params) agreesBefore(a, b []uint32, band int) bool {
-	r := p.Rows
-	n := band * r
-	if len(a) < n || len(b) < n {
-		return false
-	}
-	a, b = a[:n], b[:n]
-	for k := 0; k+r <= n; k += r {
-		x := 0
-		for x < r && a[k+x] == b[k+x] {
-			x++
-		}
-		if x == r {
-			return true
+		if band/64 >= len(large) || large[band/64]&(1<<(band%64)) == 0 {
+			return band, home
 		}
 	}
-	return false
+	return -1, home
 }
 
 // Chained reports whether a bucket of m members exceeds maxBucket and is
