@@ -874,8 +874,8 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]ui
 	nu := len(v.uniq)
 	// LSH and the pre-filter were the signatures' last use: give their
 	// memory back before the held pairs are regrouped (both lists at once,
-	// 12 bytes a held pair) and the sets take theirs. At 10M documents the
-	// signatures are 5.1 GB, and this was the run's peak.
+	// 12 bytes a held pair) and the sets take theirs (at 10M documents the
+	// signatures are 5.1 GB).
 	if v.arena != nil {
 		v.arena.release(0, len(v.sigs))
 	}
