@@ -12,11 +12,17 @@
 // it, so each match is counted exactly once. The loop stops when either
 // side has fewer than four elements left, before comparing that pair; the
 // caller finishes with scalar code from the returned positions.
+//
+// It also stops when the count so far plus what is left of the shorter
+// remainder is below need: a match not yet counted pairs an element of
+// a[i:] with one of b[j:] (earlier blocks are retired) and each element
+// matches at most once, so the final count could not reach need. need <= 0
+// never stops it early.
 
 #include "textflag.h"
 
-// func intersectBlocksAVX2(a, b []uint64) (count, i, j int)
-TEXT ·intersectBlocksAVX2(SB), NOSPLIT, $0-72
+// func intersectBlocksAVX2(a, b []uint64, need int) (count, i, j int)
+TEXT ·intersectBlocksAVX2(SB), NOSPLIT, $0-80
 	MOVQ a_base+0(FP), SI
 	MOVQ a_len+8(FP), R8
 	MOVQ b_base+24(FP), DI
@@ -32,6 +38,15 @@ loop:
 	JGT  done
 	CMPQ DX, R9
 	JGT  done
+	MOVQ R8, R10                 // what is left of a, less 4
+	SUBQ CX, R10
+	MOVQ R9, R11                 // of b, less 4
+	SUBQ DX, R11
+	CMPQ R10, R11
+	CMOVQGT R11, R10             // the shorter
+	LEAQ 4(AX)(R10*1), R10       // the most the count can reach
+	CMPQ R10, need+48(FP)
+	JLT  done
 	VMOVDQU (SI)(CX*8), Y0       // va
 	VMOVDQU (DI)(DX*8), Y1       // vb
 	VPCMPEQQ Y1, Y0, Y2
@@ -62,7 +77,7 @@ loop:
 
 done:
 	VZEROUPPER
-	MOVQ AX, count+48(FP)
-	MOVQ CX, i+56(FP)
-	MOVQ DX, j+64(FP)
+	MOVQ AX, count+56(FP)
+	MOVQ CX, i+64(FP)
+	MOVQ DX, j+72(FP)
 	RET

@@ -10,3 +10,8 @@ const haveAVX2 = false
 
 // intersectFast is Intersection's merge; this build has only the scalar one.
 func intersectFast(a, b []uint64) int { return intersectMerge(a, b) }
+
+// intersectFastAtLeast is intersectMergeAtLeast in this build.
+func intersectFastAtLeast(a, b []uint64, need int) (int, bool) {
+	return intersectMergeAtLeast(a, b, need)
+}

@@ -130,12 +130,9 @@ func JaccardAtLeast(a, b []uint64, t float64) (float64, bool) {
 	switch {
 	case len(b)/max(len(a), 1) >= gallopRatio:
 		c = intersectGallop(a, b)
-	case useAVX2:
-		// The vector merge is fast enough that stopping early buys little.
-		c = intersectFast(a, b)
 	default:
 		var ok bool
-		c, ok = intersectMergeAtLeast(a, b, need)
+		c, ok = intersectFastAtLeast(a, b, need)
 		if !ok {
 			return 0, false
 		}

@@ -546,6 +546,94 @@ func TestJaccardAtLeast(t *testing.T) {
 	}
 }
 
+// TestJaccardAtLeastBoundary gives JaccardAtLeast pairs whose overlap is
+// exactly the least that reaches t, or one less, with the common elements
+// placed last, first or spread out, on both kernels. Placed last, the
+// count stays low until the end: a give-up bound that is too eager by even
+// one element turns a pair at the threshold into a miss.
+func TestJaccardAtLeastBoundary(t *testing.T) {
+	kernels := []bool{false}
+	if haveAVX2 {
+		kernels = append(kernels, true)
+	}
+	saved := useAVX2
+	defer func() { useAVX2 = saved }()
+	// build returns sets of na and nb elements sharing o, the shared ones
+	// at the top, the bottom or every few places of the value range.
+	build := func(na, nb, o int, where string) (a, b []uint64) {
+		v := uint64(1000)
+		next := func() uint64 { v += 3; return v }
+		var common []uint64
+		shared := func() { common = append(common, next()) }
+		own := func(s *[]uint64, n int) {
+			for range n {
+				*s = append(*s, next())
+			}
+		}
+		switch where {
+		case "last":
+			own(&a, na-o)
+			own(&b, nb-o)
+			for range o {
+				shared()
+			}
+		case "first":
+			for range o {
+				shared()
+			}
+			own(&a, na-o)
+			own(&b, nb-o)
+		default: // spread
+			for k := range max(na, nb) {
+				if k < o {
+					shared()
+				}
+				if k < na-o {
+					own(&a, 1)
+				}
+				if k < nb-o {
+					own(&b, 1)
+				}
+			}
+		}
+		a = append(a, common...)
+		b = append(b, common...)
+		slices.Sort(a)
+		slices.Sort(b)
+		return a, b
+	}
+	for _, k := range kernels {
+		useAVX2 = k
+		for na := 1; na <= 70; na++ {
+			for nb := na; nb <= na+45; nb += 3 {
+				for _, th := range []float64{0.3, 0.5, 0.8} {
+					need := MinOverlap(na, nb, th)
+					if need > na {
+						continue
+					}
+					for _, where := range []string{"last", "first", "spread"} {
+						a, b := build(na, nb, need, where)
+						want := float64(need) / float64(na+nb-need)
+						if got, ok := JaccardAtLeast(a, b, th); !ok || got != want {
+							t.Fatalf("avx2=%v %d/%d shared %s, t=%v: got (%v, %v), want (%v, true)", k, na, nb, where, th, got, ok, want)
+						}
+						if got, ok := JaccardAtLeast(b, a, th); !ok || got != want {
+							t.Fatalf("avx2=%v %d/%d shared %s, t=%v, swapped: got (%v, %v), want (%v, true)", k, nb, na, where, th, got, ok, want)
+						}
+						if need == 0 {
+							continue
+						}
+						a, b = build(na, nb, need-1, where)
+						if got, ok := JaccardAtLeast(a, b, th); ok {
+							t.Fatalf("avx2=%v %d/%d sharing %d %s, t=%v: got (%v, true), below the threshold", k, na, nb, need-1, where, th, got)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestIntersectionKernels compares Intersection and JaccardAtLeast, on
 // both kernels, with a map-based count over sizes around the block width
 // and overlaps from none to total, including ties of block maxima.

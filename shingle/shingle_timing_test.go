@@ -1,6 +1,7 @@
 package shingle
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -105,6 +106,34 @@ func BenchmarkJaccard(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				sinkF = Jaccard(x, y)
+			}
+		})
+	}
+}
+
+// jaccardPair returns two random sorted sets of n elements with Jaccard
+// about j, sharing elements spread over the whole range.
+func jaccardPair(r *rand.Rand, n int, j float64) (a, b []uint64) {
+	c := int(j * float64(2*n) / (1 + j))
+	a = randSet(r, n)
+	b = randSet(r, n)
+	for k, i := range r.Perm(len(a))[:c] {
+		b[k] = a[i]
+	}
+	slices.Sort(b)
+	return a, slices.Compact(b)
+}
+
+// BenchmarkJaccardAtLeast checks pairs of 250-element sets at threshold
+// 0.5, as the verification of candidates does: most candidates held by
+// the pre-filter are between 0.3 and 0.5 and fail; those above pass.
+func BenchmarkJaccardAtLeast(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, j := range []float64{0.3, 0.4, 0.45, 0.6} {
+		x, y := jaccardPair(r, 250, j)
+		b.Run(fmt.Sprintf("250x250/j=%.2f", j), func(b *testing.B) {
+			for b.Loop() {
+				sinkF, _ = JaccardAtLeast(x, y, 0.5)
 			}
 		})
 	}
