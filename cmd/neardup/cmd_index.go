@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/cliflags"
+	"github.com/neardup/neardup/internal/dedupout"
 )
 
 const indexUsage = `Usage: neardup index COMMAND [flags] ...
@@ -430,12 +430,7 @@ func indexAddOrQuery(ctx context.Context, e *env, args []string, insert bool) er
 		}
 		for _, m := range ms {
 			st.matches++
-			buf = append(buf[:0], escapeField(id)...)
-			buf = append(buf, '\t')
-			buf = append(buf, escapeField(m.ID)...)
-			buf = append(buf, '\t')
-			buf = strconv.AppendFloat(buf, m.Jaccard, 'f', 6, 64)
-			buf = append(buf, '\n')
+			buf = append(dedupout.AppendPair(buf[:0], id, m.ID, m.Jaccard), '\n')
 			if _, err := po.w.Write(buf); err != nil {
 				return fmt.Errorf("write %s: %w", po.name, err)
 			}

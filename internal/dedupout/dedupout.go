@@ -5,6 +5,7 @@ package dedupout
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -27,11 +28,44 @@ func AppendPair(dst []byte, idA, idB string, jaccard float64) []byte {
 	dst = append(dst, '\t')
 	dst = append(dst, EscapeField(idB)...)
 	dst = append(dst, '\t')
-	return strconv.AppendFloat(dst, jaccard, 'f', 6, 64)
+	return AppendNumber(dst, jaccard)
 }
 
 // Number is a similarity as the outputs write it: 6 decimals.
-func Number(x float64) json.Number { return json.Number(strconv.FormatFloat(x, 'f', 6, 64)) }
+func Number(x float64) json.Number { return json.Number(AppendNumber(nil, x)) }
+
+// AppendNumber appends x with 6 decimals: the bytes of
+// strconv.AppendFloat(dst, x, 'f', 6, 64), for every x. A similarity in
+// [0, 1] (every one a pairs file holds) takes a fast path, several times
+// quicker, unless x·10⁶ is so close to a half that rounding the float64
+// product might not round the exact value the same way: then, and outside
+// [0, 1], it calls strconv. It does not allocate when dst has room.
+func AppendNumber(dst []byte, x float64) []byte {
+	if !(x >= 0 && x <= 1) || math.Signbit(x) {
+		return strconv.AppendFloat(dst, x, 'f', 6, 64)
+	}
+	// y is within 2⁻³³ of x·10⁶ (half an ulp below 2²⁰), and y-n is
+	// exact, so unless the fraction is within 10⁻⁶ of one half, y rounds
+	// to the same integer as the exact value does.
+	y := x * 1e6
+	n := math.Floor(y)
+	f := y - n
+	if math.Abs(f-0.5) < 1e-6 {
+		return strconv.AppendFloat(dst, x, 'f', 6, 64)
+	}
+	u := uint32(n)
+	if f > 0.5 {
+		u++
+	}
+	var b [8]byte
+	b[0], b[1] = byte('0'+u/1000000), '.'
+	u %= 1000000
+	for i := 7; i >= 2; i-- {
+		b[i] = byte('0' + u%10)
+		u /= 10
+	}
+	return append(dst, b[:]...)
+}
 
 // Member is a cluster member in a clusters line.
 type Member struct {
