@@ -1,7 +1,6 @@
 package neardup
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -945,7 +944,7 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]ui
 		}
 	}
 	found := make([]blockList[verified], b.o.Workers)
-	byI := make([][][2]uint32, b.o.Workers)
+	byI := make([][]uint64, b.o.Workers)
 	err := b.reread(ctx, v, func(u uint32) bool { return last[u] != noSet }, sets, sq, func(w int, c *chunk) {
 		if !sq.wait(c.seq) {
 			return
@@ -953,17 +952,19 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]ui
 		// The chunk's pairs by their earlier set, so that a set paired
 		// with several of the chunk's documents is read from memory once
 		// and the sets are visited in address order.
+		// Packed as i<<32|j and sorted as integers: a comparison function
+		// made this sort 4% of a 10M-document run's CPU.
 		ps := byI[w][:0]
 		for _, d := range c.docs {
-			j := uint32(v.uniqOf[d])
+			j := uint64(v.uniqOf[d])
 			for _, i := range partners[off[j]:off[j+1]] {
-				ps = append(ps, [2]uint32{i, j})
+				ps = append(ps, uint64(i)<<32|j)
 			}
 		}
-		slices.SortFunc(ps, func(p, q [2]uint32) int { return cmp.Compare(p[0], q[0]) })
+		slices.Sort(ps)
 		byI[w] = ps
 		for _, p := range ps {
-			i, j := p[0], p[1]
+			i, j := uint32(p>>32), uint32(p)
 			x := Sketch{Size: int(v.ucount[i]), Set: sets[i]}
 			y := Sketch{Size: int(v.ucount[j]), Set: sets[j]}
 			if x.Set == nil || y.Set == nil {

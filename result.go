@@ -114,6 +114,20 @@ func (r *Result) AllPairs() iter.Seq[Pair] {
 	return func(yield func(Pair) bool) {
 		v := r.v
 		n := len(v.rep)
+		// Two bitsets of a bit per document, small enough to stay in cache
+		// where v.rep and the group arrays (40 bytes a document) would cost
+		// a cache miss per pair on a large corpus: the copies (documents
+		// that are not their group's first, v.rep[d] != d) and the groups
+		// of more than one document (by their first).
+		copies := make([]uint64, (n+63)/64)
+		multi := make([]uint64, (n+63)/64)
+		for d, c := range v.rep {
+			if int(c) != d {
+				copies[d/64] |= 1 << (d % 64)
+				multi[c/64] |= 1 << (c % 64)
+			}
+		}
+		has := func(s []uint64, i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
 		// members of each identical group, ascending, in one array.
 		off := make([]int32, n+1)
 		for _, c := range v.rep {
@@ -134,14 +148,16 @@ func (r *Result) AllPairs() iter.Seq[Pair] {
 		// of group c as A are r.Pairs[fwd[c]:fwd[c+1]] (sorted by (A, B));
 		// as B, the pairs whose indices are bidx[boff[c]:boff[c+1]]. An
 		// index per pair rather than a copy of each side: 8 bytes a pair
-		// instead of 32, which on a corpus with 100 million pairs is the
-		// largest allocation of the run.
-		between := func(p Pair) bool { return v.rep[p.B] == uint32(p.B) }
+		// instead of 32. Only pairs whose A has copies are indexed by B:
+		// group B's members all come after A, so a lone A pairs with none
+		// of them from that side (most pairs, on most corpora).
+		between := func(p Pair) bool { return !has(copies, p.B) }
+		fromB := func(p Pair) bool { return between(p) && has(multi, p.A) }
 		fwd := make([]int, n+1)
 		boff := make([]int, n+1)
 		for _, p := range r.Pairs {
 			fwd[p.A+1]++
-			if between(p) {
+			if fromB(p) {
 				boff[p.B+1]++
 			}
 		}
@@ -152,13 +168,19 @@ func (r *Result) AllPairs() iter.Seq[Pair] {
 		bidx := make([]int, boff[n])
 		fill := slices.Clone(boff[:n])
 		for i, p := range r.Pairs {
-			if between(p) {
+			if fromB(p) {
 				bidx[fill[p.B]] = i
 				fill[p.B]++
 			}
 		}
 		fill = nil
 		expand := func(buf []Pair, a int, e uint32, jac float64) []Pair {
+			if !has(multi, int(e)) { // a group of one: e itself
+				if int(e) > a {
+					buf = append(buf, Pair{A: a, B: int(e), Jaccard: jac})
+				}
+				return buf
+			}
 			g := group(e)
 			// members above a only: skip the rest by binary search.
 			at, _ := slices.BinarySearch(g, uint32(a+1))
@@ -167,14 +189,17 @@ func (r *Result) AllPairs() iter.Seq[Pair] {
 			}
 			return buf
 		}
+		byB := func(x, y Pair) int { return x.B - y.B }
 		var es editdist.Scratch
 		var buf []Pair
 		for a := range n {
 			c := v.rep[a]
 			buf = buf[:0]
-			for _, d := range group(c) {
-				if int(d) > a {
-					buf = append(buf, Pair{A: a, B: int(d), Jaccard: 1})
+			if has(multi, int(c)) {
+				for _, d := range group(c) {
+					if int(d) > a {
+						buf = append(buf, Pair{A: a, B: int(d), Jaccard: 1})
+					}
 				}
 			}
 			for _, p := range r.Pairs[fwd[c]:fwd[c+1]] {
@@ -185,7 +210,9 @@ func (r *Result) AllPairs() iter.Seq[Pair] {
 			for _, i := range bidx[boff[c]:boff[c+1]] {
 				buf = expand(buf, a, uint32(r.Pairs[i].A), r.Pairs[i].Jaccard)
 			}
-			slices.SortFunc(buf, func(x, y Pair) int { return x.B - y.B })
+			if !slices.IsSortedFunc(buf, byB) {
+				slices.SortFunc(buf, byB)
+			}
 			for i := range buf {
 				if v.toks != nil {
 					buf[i].Edit = es.Similarity(v.toks[buf[i].A], v.toks[buf[i].B])

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -494,5 +495,32 @@ func TestDedupCJKCopies(t *testing.T) {
 		if m := pairs("--shingle", mode); m["ja ja-wrapped"] != "1.000000" {
 			t.Errorf("--shingle %s: ja ~ ja-wrapped %q", mode, m["ja ja-wrapped"])
 		}
+	}
+}
+
+// TestDedupPairsEscapeIDs: ids with a tab, a newline or a backslash are
+// escaped in the pairs file (each id is checked once, not once a line),
+// and plain ids beside them are written as they are.
+func TestDedupPairsEscapeIDs(t *testing.T) {
+	dir := t.TempDir()
+	ids := []string{"a\tx", `b\y`, "plain", "n\nl", "c\rr"}
+	var in strings.Builder
+	for _, id := range ids {
+		fmt.Fprintf(&in, "{\"id\":%q,\"text\":%q}\n", id, adA)
+	}
+	path := write(t, dir, "ads.jsonl", in.String())
+	pairs := filepath.Join(dir, "pairs.tsv")
+	if code, _, stderr := cli(t, "", "dedup", path, "--pairs", pairs); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	esc := []string{`a\tx`, `b\\y`, "plain", `n\nl`, `c\rr`}
+	var want []string
+	for i := range esc {
+		for j := i + 1; j < len(esc); j++ {
+			want = append(want, esc[i]+"\t"+esc[j]+"\t1.000000")
+		}
+	}
+	if got := strings.Split(strings.TrimSpace(read(t, pairs)), "\n"); !slices.Equal(got, want) {
+		t.Fatalf("pairs:\n%q\nwant\n%q", got, want)
 	}
 }

@@ -15,18 +15,27 @@ var fieldEscaper = strings.NewReplacer("\\", `\\`, "\t", `\t`, "\n", `\n`, "\r",
 // EscapeField makes an id safe for one TSV field: backslash, tab, newline
 // and carriage return become \\, \t, \n and \r.
 func EscapeField(s string) string {
-	if !strings.ContainsAny(s, "\\\t\n\r") {
+	if !NeedsEscape(s) {
 		return s
 	}
 	return fieldEscaper.Replace(s)
 }
 
+// NeedsEscape reports whether EscapeField would change s.
+func NeedsEscape(s string) bool { return strings.ContainsAny(s, "\\\t\n\r") }
+
 // AppendPair appends a pairs line without its line end: the two ids
 // (escaped) and the Jaccard with 6 decimals, tab-separated.
 func AppendPair(dst []byte, idA, idB string, jaccard float64) []byte {
-	dst = append(dst, EscapeField(idA)...)
+	return AppendEscapedPair(dst, EscapeField(idA), EscapeField(idB), jaccard)
+}
+
+// AppendEscapedPair is AppendPair for ids already escaped (EscapeField):
+// for a writer that escapes each id once rather than once a line.
+func AppendEscapedPair(dst []byte, idA, idB string, jaccard float64) []byte {
+	dst = append(dst, idA...)
 	dst = append(dst, '\t')
-	dst = append(dst, EscapeField(idB)...)
+	dst = append(dst, idB...)
 	dst = append(dst, '\t')
 	return AppendNumber(dst, jaccard)
 }
