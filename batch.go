@@ -972,8 +972,10 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]ui
 				prefetch.Uint64s(sets[ps[k+2]>>32])
 			}
 			i, j := uint32(p>>32), uint32(p)
-			x := Sketch{Size: int(v.ucount[i]), Set: sets[i]}
-			y := Sketch{Size: int(v.ucount[j]), Set: sets[j]}
+			// Sizes from the sets read again (checked against the
+			// first pass), not from v.ucount: one cache miss less a pair.
+			x := Sketch{Size: len(sets[i]), Set: sets[i]}
+			y := Sketch{Size: len(sets[j]), Set: sets[j]}
 			if x.Set == nil || y.Set == nil {
 				continue // a document that changed: the pass fails
 			}
