@@ -28,3 +28,7 @@ func Uint32s(s []uint32) {
 	}
 	lines(unsafe.Pointer(&s[0]), min((len(s)+15)/16, maxLines))
 }
+
+// Line prefetches the cache line that holds *p: for a slice header or a
+// struct whose address is known before its contents are needed.
+func Line[T any](p *T) { lines(unsafe.Pointer(p), 1) }

@@ -36,4 +36,9 @@ func TestUint64s(t *testing.T) {
 	}
 	Uint64s(nil)
 	Uint32s(nil)
+	h := [][]uint64{{1, 2}}
+	Line(&h[0])
+	if len(h[0]) != 2 || h[0][1] != 2 {
+		t.Fatal("Line changed what it prefetched")
+	}
 }
