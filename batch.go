@@ -760,8 +760,12 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 	found := make([]blockList[verified], o.Workers)
 	// In two-pass mode the candidates that pass the pre-filter are held
 	// (per worker) until the second pass has read their sets.
+	// In one pass with exact verification they are held too, and verified
+	// once LSH is done with the sets prefetched ahead (verifyHeld): at the
+	// time a candidate is found its two sets are rarely in cache.
 	var held []blockList[[2]uint32]
-	if o.twoPass() {
+	oneHeld := !o.twoPass() && o.Verify == VerifyExact && v.sets != nil
+	if o.twoPass() || oneHeld {
 		held = make([]blockList[[2]uint32], o.Workers)
 	}
 	cand := lsh.Candidates{Params: o.LSH, Slots: o.Slots, Sigs: v.sigs, Workers: o.Workers,
@@ -786,7 +790,17 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 	st.Candidates = lst.Pairs
 	st.LargeBuckets = lst.LargeBuckets
 	st.LargestBucket = lst.MaxBucketSeen
-	if held != nil {
+	switch {
+	case oneHeld:
+		var wg sync.WaitGroup
+		for w := range held {
+			wg.Go(func() { b.verifyHeld(ctx, v, &held[w], &found[w]) })
+		}
+		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	case held != nil:
 		if found, err = b.secondPass(ctx, v, held, st); err != nil {
 			return nil, err
 		}
@@ -859,6 +873,42 @@ func (b *Batch) confirm(v *views, x, y *Sketch, i, j uint32, found *blockList[ve
 	if jac, ok := b.ver.Confirm(x, y); ok {
 		found.add(verified{a: v.uniq[i], b: v.uniq[j], jaccard: jac})
 	}
+}
+
+// verifyHeld verifies the candidate pairs of l (distinct sets that passed
+// the pre-filter), adding those that reach the threshold to found, and
+// empties l. The sets of a pair are reached through v.uniq and v.sets, a
+// cache miss at each step on a large corpus: each step is prefetched for
+// the pairs a few places ahead, so that the loads overlap the
+// verification of the pairs before. It stops after the block during which ctx is cancelled.
+func (b *Batch) verifyHeld(ctx context.Context, v *views, l *blockList[[2]uint32], found *blockList[verified]) {
+	const far, mid, near = 12, 6, 2 // pairs ahead: uniq, set header, set
+	for k, blk := range l.blocks {
+		for x, p := range blk {
+			if x+far < len(blk) {
+				q := blk[x+far]
+				prefetch.Line(&v.uniq[q[0]])
+				prefetch.Line(&v.uniq[q[1]])
+			}
+			if x+mid < len(blk) {
+				q := blk[x+mid]
+				prefetch.Line(&v.sets[v.uniq[q[0]]])
+				prefetch.Line(&v.sets[v.uniq[q[1]]])
+			}
+			if x+near < len(blk) {
+				q := blk[x+near]
+				prefetch.Uint64s(v.sets[v.uniq[q[0]]])
+				prefetch.Uint64s(v.sets[v.uniq[q[1]]])
+			}
+			var sa, sb Sketch
+			b.confirm(v, &sa, &sb, p[0], p[1], found)
+		}
+		l.blocks[k] = nil
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	*l = blockList[[2]uint32]{}
 }
 
 // secondPass reads again the documents of the held candidate pairs (one
