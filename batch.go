@@ -805,26 +805,8 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 			return nil, err
 		}
 	}
-	n := st.Identical
-	for _, f := range found {
-		n += f.n
-	}
-	pairs := make([]Pair, 0, n)
-	for w := range found {
-		pairs = appendVerified(pairs, &found[w])
-	}
-	st.Verified = len(pairs)
-	for d, r := range v.rep {
-		if r != uint32(d) {
-			pairs = append(pairs, Pair{A: int(r), B: d, Jaccard: 1})
-		}
-	}
-	slices.SortFunc(pairs, func(x, y Pair) int {
-		if x.A != y.A {
-			return x.A - y.A
-		}
-		return x.B - y.B
-	})
+	pairs, nv := sortedPairs(found, v.rep, o.Workers)
+	st.Verified = nv
 	st.CompactPairs = len(pairs)
 	// Every pair: each identical group of g documents has g(g-1)/2 pairs
 	// among its members, and a verified pair between two groups one per
@@ -852,17 +834,68 @@ type verified struct {
 	jaccard float64
 }
 
-// appendVerified appends the pairs of l to dst in the order they were
-// added and empties l, dropping each block once it is copied.
-func appendVerified(dst []Pair, l *blockList[verified]) []Pair {
-	for k, b := range l.blocks {
-		for _, x := range b {
-			dst = append(dst, Pair{A: int(x.a), B: int(x.b), Jaccard: x.jaccard})
+// sortedPairs moves the verified pairs of found (emptying the lists, block
+// by block) and the pairs of identical copies ((rep[d], d) with Jaccard 1
+// for every d with rep[d] != d) into one slice sorted by (A, B), and
+// returns it with the number of verified pairs. It distributes the pairs
+// by A into sortParts ranges straight from the blocks (a counting sort on
+// A's range, so no second copy is held) and sorts the ranges on workers
+// goroutines: one sort of the whole slice took 19 s of one core at 10M
+// documents (145 million pairs) while the other waited.
+func sortedPairs(found []blockList[verified], rep []uint32, workers int) ([]Pair, int) {
+	const sortParts = 256
+	nd := uint64(max(len(rep), 1))
+	part := func(a uint32) int { return int(uint64(a) * sortParts / nd) }
+	var start [sortParts + 1]int
+	nv := 0
+	for i := range found {
+		for _, blk := range found[i].blocks {
+			for _, x := range blk {
+				start[part(x.a)+1]++
+			}
 		}
-		l.blocks[k] = nil
+		nv += found[i].n
 	}
-	*l = blockList[verified]{}
-	return dst
+	for d, r := range rep {
+		if r != uint32(d) {
+			start[part(r)+1]++
+		}
+	}
+	for k := 1; k <= sortParts; k++ {
+		start[k] += start[k-1]
+	}
+	pairs := make([]Pair, start[sortParts])
+	next := start
+	for i := range found {
+		for k, blk := range found[i].blocks {
+			for _, x := range blk {
+				p := part(x.a)
+				pairs[next[p]] = Pair{A: int(x.a), B: int(x.b), Jaccard: x.jaccard}
+				next[p]++
+			}
+			found[i].blocks[k] = nil
+		}
+		found[i] = blockList[verified]{}
+	}
+	for d, r := range rep {
+		if r != uint32(d) {
+			p := part(r)
+			pairs[next[p]] = Pair{A: int(r), B: d, Jaccard: 1}
+			next[p]++
+		}
+	}
+	byAB := func(x, y Pair) int {
+		if x.A != y.A {
+			return x.A - y.A
+		}
+		return x.B - y.B
+	}
+	parallel(workers, sortParts, 1, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			slices.SortFunc(pairs[start[k]:start[k+1]], byAB)
+		}
+	})
+	return pairs, nv
 }
 
 // confirm completes the filter views x and y of distinct sets i and j with

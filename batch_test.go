@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -499,5 +501,58 @@ func TestWeightIDF(t *testing.T) {
 	t.Logf("%d weighted pairs, %d found", truePairs, found)
 	if _, err := NewBatch(Options{Params: Params{Weight: WeightIDF}, Verify: VerifyEstimate}); err == nil {
 		t.Error("idf with estimate verification accepted")
+	}
+}
+
+// TestSortedPairs compares sortedPairs with one plain sort of the same
+// pairs: verified pairs spread over several lists and blocks, identical
+// copies, document counts below, at and above the number of ranges, one
+// worker and several.
+func TestSortedPairs(t *testing.T) {
+	for _, nd := range []int{1, 2, 7, 255, 256, 257, 3000} {
+		for _, workers := range []int{1, 3} {
+			rng := rand.New(rand.NewPCG(uint64(nd), uint64(workers)))
+			rep := make([]uint32, nd)
+			for d := range rep {
+				rep[d] = uint32(d)
+				if d > 0 && rng.IntN(4) == 0 {
+					rep[d] = rep[rng.IntN(d)]
+				}
+			}
+			found := make([]blockList[verified], 3)
+			var want []Pair
+			seen := map[[2]int]bool{}
+			for range nd * 3 {
+				a, b := rng.IntN(nd), rng.IntN(nd)
+				if a >= b || rep[a] != uint32(a) || rep[b] != uint32(b) || seen[[2]int{a, b}] {
+					continue
+				}
+				seen[[2]int{a, b}] = true
+				j := float64(rng.IntN(1000)) / 1000
+				found[rng.IntN(len(found))].add(verified{a: uint32(a), b: uint32(b), jaccard: j})
+				want = append(want, Pair{A: a, B: b, Jaccard: j})
+			}
+			nv := len(want)
+			for d, r := range rep {
+				if r != uint32(d) {
+					want = append(want, Pair{A: int(r), B: d, Jaccard: 1})
+				}
+			}
+			slices.SortFunc(want, func(x, y Pair) int {
+				if x.A != y.A {
+					return x.A - y.A
+				}
+				return x.B - y.B
+			})
+			got, gotNV := sortedPairs(found, rep, workers)
+			if gotNV != nv || !slices.Equal(got, want) {
+				t.Fatalf("%d documents, %d workers: %d pairs (%d verified), want %d (%d)", nd, workers, len(got), gotNV, len(want), nv)
+			}
+			for i := range found {
+				if found[i].n != 0 || len(found[i].blocks) != 0 {
+					t.Fatalf("list %d not emptied", i)
+				}
+			}
+		}
 	}
 }
