@@ -865,7 +865,7 @@ func sortedPairs(found []blockList[verified], rep []uint32, workers int) ([]Pair
 		start[k] += start[k-1]
 	}
 	pairs := make([]Pair, start[sortParts])
-	next := start
+	next := start // an array: a copy, start stays the ranges' bounds
 	for i := range found {
 		for k, blk := range found[i].blocks {
 			for _, x := range blk {
@@ -913,7 +913,8 @@ func (b *Batch) confirm(v *views, x, y *Sketch, i, j uint32, found *blockList[ve
 // empties l. The sets of a pair are reached through v.uniq and v.sets, a
 // cache miss at each step on a large corpus: each step is prefetched for
 // the pairs a few places ahead, so that the loads overlap the
-// verification of the pairs before. It stops after the block during which ctx is cancelled.
+// verification of the pairs before. It stops after the block during which
+// ctx is cancelled.
 func (b *Batch) verifyHeld(ctx context.Context, v *views, l *blockList[[2]uint32], found *blockList[verified]) {
 	const far, mid, near = 12, 6, 2 // pairs ahead: uniq, set header, set
 	for k, blk := range l.blocks {
