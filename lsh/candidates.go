@@ -16,7 +16,19 @@ type Candidates struct {
 	Slots     int      // values per signature
 	Sigs      []uint32 // n*Slots values, signature i at Sigs[i*Slots:(i+1)*Slots]
 	Workers   int      // goroutines; <= 0 means 1
-	MaxBucket int      // buckets larger than this are joined as a chain (m-1 pairs), not all pairs; <= 0: no limit
+	MaxBucket int      // buckets larger than this are joined as a chain (m-1 pairs) and by MinAgree, not all pairs; <= 0: no limit
+	// MinAgree, when > 0, adds to a chained bucket's chain every pair of
+	// its members whose signatures agree on at least MinAgree of the
+	// Slots values (see Run). A caller that rejects every pair agreeing
+	// on fewer (neardup.Verifier.MinAgreement) then loses nothing to
+	// MaxBucket.
+	MinAgree int
+	// Deferred, if not nil (and MinAgree > 0), receives the chained
+	// buckets instead: Run reports their chains but not the pairs
+	// AgreeingPairs adds, which the caller pairs later with
+	// Deferred.Pairs (for instance once it holds the members' sets, to
+	// verify each bucket's pairs together rather than hold them).
+	Deferred *Deferred
 	// BandsDone, if not nil, is incremented as each band is finished, for
 	// progress reports (Params.Bands in all).
 	BandsDone *atomic.Int64
@@ -46,7 +58,11 @@ type Stats struct {
 //
 // Large buckets: when MaxBucket > 0 and a bucket has m > MaxBucket members,
 // only the chain of its members in ascending id order is considered (m-1
-// pairs: each member with the next), and Stats.LargeBuckets counts it.
+// pairs: each member with the next) and, when MinAgree > 0, every other
+// pair of its members whose whole signatures agree on at least MinAgree of
+// the Slots values (found by comparing compact copies of the members'
+// signatures in one block, a few nanoseconds a pair, instead of handling
+// every pair); Stats.LargeBuckets counts it.
 // Such a bucket is chained, and the home-band rule then skips it: a pair
 // that shares a bucket of at most MaxBucket members in some band is
 // reported in the first such band, wherever its home band is, and a pair
@@ -60,8 +76,11 @@ type Stats struct {
 // reported in their home band's chain, or share an earlier chained bucket,
 // connected by induction over bands), so the connected components of the
 // reported pairs are exactly those of the unlimited search. Pairs that share
-// only chained buckets beyond their chains are simply not reported; callers
-// that need them must raise MaxBucket.
+// only chained buckets beyond their chains are reported only if they agree
+// on MinAgree slots; with MinAgree 0, callers that need them must raise
+// MaxBucket. So a caller that rejects every pair agreeing on fewer than
+// MinAgree slots anyway (neardup's signature pre-filter) gets, after its
+// filter, the pairs of the unlimited search, whatever MaxBucket is.
 //
 // # Cost
 //
@@ -72,21 +91,26 @@ type Stats struct {
 // home band * Rows comparisons); memory is 32 bytes per document per worker
 // (two record arrays, allocated once and reused for every band), and, when
 // there are more than MaxBucket documents, one chained-bucket bitset of
-// (Bands+63)/64 words per document plus 12 bytes per chained-bucket member;
-// nothing per pair. A worker sorts its band, marks the members of its
-// chained buckets, and pairs the band's buckets once every earlier band has
-// been marked; the pairs of chained buckets wait until every band has. Sigs
-// is only read and must not change during Run.
+// (Bands+63)/64 words per document plus 4 bytes per chained-bucket member;
+// nothing per pair. With MinAgree, a chained bucket of m members costs
+// m(m-1)/2 comparisons of (Slots+7)/8 words, and the worker pairing it
+// holds a copy of its members' signatures (4*Slots+8*((Slots+7)/8) bytes
+// a member). A worker sorts its band, marks the members of its chained
+// buckets, and pairs the band's buckets once every earlier band has been
+// marked; the chained buckets wait until every band has, then the workers
+// share them out, largest first. Sigs is only read and must not change
+// during Run.
 //
 // The rules are exported so that a search over buckets held elsewhere
-// reports the same pairs: Params.ReportBand, BucketPairs, Chained.
+// reports the same pairs: Params.ReportBand, BucketPairs, AgreeingPairs,
+// Chained.
 //
 // fn may be nil to only count pairs. Run returns an error wrapping
 // ErrInvalid, before any call to fn, when Params do not fit in Slots,
 // len(Sigs) is not a multiple of Slots, or there are more than
 // math.MaxUint32 signatures. When ctx is cancelled, Run stops within a
-// few thousand pairs (or one band's sort) and returns ctx's error with the
-// Stats so far.
+// few thousand pairs (or one band's sort, or the signature comparisons of
+// one chained bucket) and returns ctx's error with the Stats so far.
 func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) (Stats, error) {
 	p := c.Params
 	if p.Bands < 1 || p.Rows < 1 {
@@ -110,7 +134,8 @@ func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) 
 	// sh is what the workers share: the chained-bucket bitsets (nil when
 	// no bucket can be chained) and, per band, a channel closed once its
 	// chained members are marked.
-	sh := &shared{words: (p.Bands + 63) / 64, ready: make([]chan struct{}, p.Bands)}
+	sh := &shared{words: (p.Bands + 63) / 64, ready: make([]chan struct{}, p.Bands), allIn: make(chan struct{})}
+	sh.left.Store(int32(workers))
 	if c.MaxBucket > 0 && n > c.MaxBucket {
 		sh.large = make([]uint64, n*sh.words)
 	}
@@ -143,13 +168,22 @@ func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) 
 			}
 			// Bands grabbed after a stop are never marked: the waits below
 			// end on ctx instead.
-			if sh.large != nil && bw.waitMarked(p.Bands) {
-				bw.chains()
+			if sh.large != nil {
+				sh.addChained(&bw)
+				if bw.waitMarked(p.Bands) && bw.waitChained() {
+					bw.chains()
+				}
 			}
 			stats[w] = bw.stats
 		})
 	}
 	wg.Wait()
+	if d := c.Deferred; d != nil {
+		*d = Deferred{}
+		if c.MinAgree > 0 && sh.large != nil {
+			d.buckets, d.large, d.words = sh.chained, sh.large, sh.words
+		}
+	}
 
 	var s Stats
 	for _, ws := range stats {
@@ -184,28 +218,95 @@ type shared struct {
 	words int
 	// ready[band] is closed once band's chained members are marked in large.
 	ready []chan struct{}
+
+	// The chained buckets of every worker, largest first, shared out once
+	// every worker has added its own (allIn closed); next is the next to
+	// take, left the workers yet to add theirs.
+	mu      sync.Mutex
+	chained []chainBucket
+	allIn   chan struct{}
+	left    atomic.Int32
+	next    atomic.Int64
 }
 
-// chainPair is a pair of a chained bucket, kept until every band is marked.
-type chainPair struct {
-	i, j uint32
-	band int32
+// addChained adds bw's chained buckets to the shared list; the last worker
+// to add sorts the list and closes allIn.
+func (sh *shared) addChained(bw *bandWorker) {
+	sh.mu.Lock()
+	sh.chained = append(sh.chained, bw.cbk...)
+	sh.mu.Unlock()
+	bw.cbk = nil
+	if sh.left.Add(-1) == 0 {
+		slices.SortStableFunc(sh.chained, func(a, b chainBucket) int { return len(b.ids) - len(a.ids) })
+		close(sh.allIn)
+	}
+}
+
+// chainBucket is a chained bucket, kept until every band is marked: its
+// members in ascending id order.
+type chainBucket struct {
+	ids  []uint32
+	band int
+}
+
+// Deferred is what Run leaves for later when Candidates.Deferred is set:
+// the chained buckets and the chained-bucket bitsets ReportBand reads.
+type Deferred struct {
+	buckets []chainBucket // largest first
+	large   []uint64
+	words   int
+}
+
+// Len returns the number of chained buckets.
+func (d *Deferred) Len() int { return len(d.buckets) }
+
+// Members returns the members of chained bucket k (0 <= k < Len, largest
+// first), in ascending id order. The slice must not be modified.
+func (d *Deferred) Members(k int) []uint32 { return d.buckets[k].ids }
+
+// Pairs calls fn(x, y), x < y, for the pairs of chained bucket k that Run
+// would have reported besides its chain with MinAgree minAgree: the pairs
+// AgreeingPairs gives that Params.ReportBand keeps in the bucket's band,
+// as positions in Members(k) (documents Members(k)[x] < Members(k)[y]).
+// sig(i) is document i's whole signature, as Run read it. It stops early
+// when fn returns false. Pairs allocates a copy of the bucket's signatures
+// and may be called for different buckets concurrently.
+func (d *Deferred) Pairs(p Params, minAgree, k int, sig func(i uint32) []uint32, fn func(x, y int) bool) {
+	b := d.buckets[k]
+	ids := b.ids
+	if len(ids) < 3 || minAgree <= 0 {
+		return
+	}
+	slots := len(sig(ids[0]))
+	sigs := make([]uint32, 0, len(ids)*slots)
+	for _, id := range ids {
+		sigs = append(sigs, sig(id)...)
+	}
+	at := func(x int) []uint32 { return sigs[x*slots : (x+1)*slots] }
+	AgreeingPairs(len(ids), minAgree, at, func(x, y int) bool {
+		large := d.large[int(ids[x])*d.words : int(ids[x]+1)*d.words]
+		if p.ReportBand(at(x), at(y), large) != b.band {
+			return true
+		}
+		return fn(x, y)
+	})
 }
 
 // bandWorker holds one goroutine's state; its arrays are reused for every band.
 type bandWorker struct {
-	c     *Candidates
-	sh    *shared
-	w     int
-	fn    func(worker int, i, j uint32)
-	n     int
-	ents  []entry
-	tmp   []entry
-	chain []chainPair // pairs of chained buckets, paired by chains()
-	stats Stats
-	ctx   context.Context
-	stop  *atomic.Bool // set when ctx is done: every worker stops
-	tick  int          // pairs emitted since the last look at ctx
+	c      *Candidates
+	sh     *shared
+	w      int
+	fn     func(worker int, i, j uint32)
+	n      int
+	ents   []entry
+	tmp    []entry
+	cbk    []chainBucket // chained buckets found, until addChained
+	gather []uint32      // agreeing(): a chained bucket's signatures
+	stats  Stats
+	ctx    context.Context
+	stop   *atomic.Bool // set when ctx is done: every worker stops
+	tick   int          // pairs emitted since the last look at ctx
 }
 
 // waitMarked waits until bands 0..upto-1 are marked, and reports false if
@@ -291,22 +392,114 @@ func (bw *bandWorker) largeOf(dst []uint64, i uint32) []uint64 {
 	return dst
 }
 
+// waitChained waits until every worker has added its chained buckets, and
+// reports false if the search was stopped first.
+func (bw *bandWorker) waitChained() bool {
+	select {
+	case <-bw.sh.allIn:
+		return !bw.stop.Load()
+	case <-bw.ctx.Done():
+		bw.stop.Store(true)
+		return false
+	}
+}
+
 // chains reports the pairs of chained buckets kept by Params.ReportBand,
-// once every band is marked.
+// once every band is marked: the chain, and with MinAgree the other pairs
+// that agree on MinAgree slots. The workers take the buckets of all of
+// them in turn, largest first.
 func (bw *bandWorker) chains() {
+	sh := bw.sh
+	for !bw.stop.Load() {
+		k := int(sh.next.Add(1) - 1)
+		if k >= len(sh.chained) {
+			break
+		}
+		cb := sh.chained[k]
+		for x := 0; x+1 < len(cb.ids); x++ {
+			bw.chained(cb.ids[x], cb.ids[x+1], cb.band)
+		}
+		if bw.c.MinAgree > 0 && len(cb.ids) > 2 && bw.c.Deferred == nil {
+			bw.agreeing(cb.ids, cb.band)
+		}
+	}
+	bw.gather = nil
+}
+
+// chained reports i < j of a chained bucket in band if Params.ReportBand
+// gives that band.
+func (bw *bandWorker) chained(i, j uint32, band int) {
 	c := bw.c
 	slots := c.Slots
 	var buf [4]uint64
-	for _, cp := range bw.chain {
-		if bw.stop.Load() {
-			return
+	large := bw.largeOf(buf[:0], i)
+	if c.Params.ReportBand(c.Sigs[int(i)*slots:int(i+1)*slots], c.Sigs[int(j)*slots:int(j+1)*slots], large) == band {
+		bw.report(i, j)
+	}
+}
+
+// agreeing reports the pairs of a chained bucket (members ids, ascending)
+// that AgreeingPairs gives, if Params.ReportBand gives band. The members'
+// signatures are copied together first: the pairs that pass read them
+// again, and the copy keeps those reads in cache.
+func (bw *bandWorker) agreeing(ids []uint32, band int) {
+	c := bw.c
+	slots := c.Slots
+	sigs := slices.Grow(bw.gather[:0], len(ids)*slots)
+	for _, id := range ids {
+		sigs = append(sigs, c.Sigs[int(id)*slots:int(id+1)*slots]...)
+	}
+	bw.gather = sigs
+	sig := func(x int) []uint32 { return sigs[x*slots : (x+1)*slots] }
+	var buf [4]uint64
+	k := 0
+	AgreeingPairs(len(ids), c.MinAgree, sig, func(x, y int) bool {
+		if c.Params.ReportBand(sig(x), sig(y), bw.largeOf(buf[:0], ids[x])) == band {
+			bw.report(ids[x], ids[y])
 		}
-		large := bw.largeOf(buf[:0], cp.i)
-		if c.Params.ReportBand(c.Sigs[int(cp.i)*slots:int(cp.i+1)*slots], c.Sigs[int(cp.j)*slots:int(cp.j+1)*slots], large) == int(cp.band) {
-			bw.report(cp.i, cp.j)
+		if k++; k&1023 == 0 {
+			return !bw.stop.Load()
+		}
+		return true
+	})
+}
+
+// packLow packs the low byte of each value of sig into dst, 8 to a word
+// (slot k in byte k%8 of word k/8); the bytes of a last partial word past
+// len(sig) are 0 in every signature.
+func packLow(dst []uint64, sig []uint32) {
+	clear(dst)
+	for k, v := range sig {
+		dst[k/8] |= uint64(uint8(v)) << (8 * (k % 8))
+	}
+}
+
+// agreeLow returns the number of equal bytes of a and b (len(b) >= len(a)):
+// an upper bound of the slots on which the two signatures packLow packed
+// agree (padding bytes of a partial last word count as equal).
+func agreeLow(a, b []uint64) int {
+	const lo7 = 0x7f7f7f7f7f7f7f7f
+	b = b[:len(a)]
+	n := 0
+	for k := range a {
+		x := a[k] ^ b[k]
+		// High bit of each byte set where the byte of x is zero.
+		t := ^((x&lo7 + lo7) | x | lo7)
+		n += bits.OnesCount64(t)
+	}
+	return n
+}
+
+// countAgree returns the number of k with a[k] == b[k]; len(b) >= len(a).
+func countAgree(a, b []uint32) int {
+	b = b[:len(a)]
+	n := 0
+	for k := range a {
+		if a[k] == b[k] {
+			n++
 		}
 	}
-	bw.chain = nil
+	return n
 }
 
 // run handles a run of equal band keys, which is one bucket unless keys collided.
@@ -367,9 +560,11 @@ func (bw *bandWorker) bucket(b []entry, band int) {
 	bw.stats.MaxBucketSeen = max(bw.stats.MaxBucketSeen, m)
 	if Chained(m, bw.c.MaxBucket) {
 		bw.stats.LargeBuckets++
-		for k := 0; k+1 < m; k++ {
-			bw.chain = append(bw.chain, chainPair{b[k].id, b[k+1].id, int32(band)})
+		ids := make([]uint32, m)
+		for k, e := range b {
+			ids[k] = e.id
 		}
+		bw.cbk = append(bw.cbk, chainBucket{ids: ids, band: band})
 		return
 	}
 	for x := 0; x+1 < m && !bw.stop.Load(); x++ {

@@ -14,9 +14,10 @@ type pair struct{ i, j uint32 }
 // refPairs is the reference candidate set with the documented MaxBucket
 // semantics, written plainly: bucket every band by its slot values (as a
 // string); a bucket over MaxBucket is chained; take all pairs of a small
-// bucket or the id-order chain of a chained one, and keep a pair only in
-// the first band on which it agrees in a small bucket, or, if it has none,
-// in the first band on which it agrees.
+// bucket or the id-order chain of a chained one (with, when MinAgree > 0,
+// every pair of it whose whole signatures agree on MinAgree slots), and keep
+// a pair only in the first band on which it agrees in a small bucket, or,
+// if it has none, in the first band on which it agrees.
 func refPairs(c *Candidates) map[pair]bool {
 	p := c.Params
 	n := len(c.Sigs) / c.Slots
@@ -48,8 +49,12 @@ func refPairs(c *Candidates) map[pair]bool {
 		for _, m := range buckets[band] {
 			var edges []pair
 			if c.MaxBucket > 0 && len(m) > c.MaxBucket {
-				for k := 0; k+1 < len(m); k++ {
-					edges = append(edges, pair{uint32(m[k]), uint32(m[k+1])})
+				for x := range m {
+					for y := x + 1; y < len(m); y++ {
+						if y == x+1 || c.MinAgree > 0 && slotsAgree(sig(m[x]), sig(m[y])) >= c.MinAgree {
+							edges = append(edges, pair{uint32(m[x]), uint32(m[y])})
+						}
+					}
 				}
 			} else {
 				for x := range m {
@@ -74,6 +79,29 @@ func refPairs(c *Candidates) map[pair]bool {
 					out[e] = true
 				}
 			}
+		}
+	}
+	return out
+}
+
+// slotsAgree is the number of slots on which a and b agree.
+func slotsAgree(a, b []uint32) int {
+	n := 0
+	for k := range a {
+		if a[k] == b[k] {
+			n++
+		}
+	}
+	return n
+}
+
+// agreeing keeps the pairs of ps whose signatures agree on at least k slots.
+func agreeing(c *Candidates, ps map[pair]bool, k int) map[pair]bool {
+	out := map[pair]bool{}
+	for e := range ps {
+		i, j := int(e.i)*c.Slots, int(e.j)*c.Slots
+		if slotsAgree(c.Sigs[i:i+c.Slots], c.Sigs[j:j+c.Slots]) >= k {
+			out[e] = true
 		}
 	}
 	return out
@@ -229,15 +257,17 @@ func testAgainstReference(t *testing.T) {
 	for _, sh := range shapes {
 		for _, n := range []int{0, 1, 2, 3, 5, 17, 60, 250} {
 			for _, workers := range []int{0, 1, 2, 7} {
-				for _, maxBucket := range []int{0, 2, 5} {
+				for _, mb := range []struct{ max, agree int }{{0, 0}, {2, 0}, {5, 0}, {2, sh.slots/2 + 1}, {5, sh.slots}} {
+					maxBucket := mb.max
 					c := &Candidates{
 						Params:    Params{sh.b, sh.r},
 						Slots:     sh.slots,
 						Sigs:      randomSigs(rng, n, sh.slots, sh.alphabet),
 						Workers:   workers,
 						MaxBucket: maxBucket,
+						MinAgree:  mb.agree,
 					}
-					name := fmt.Sprintf("slots=%d %v n=%d workers=%d max=%d", sh.slots, c.Params, n, workers, maxBucket)
+					name := fmt.Sprintf("slots=%d %v n=%d workers=%d max=%d agree=%d", sh.slots, c.Params, n, workers, maxBucket, mb.agree)
 					got, st := runCollect(t, c)
 					total += st.Pairs
 					large += st.LargeBuckets
@@ -250,6 +280,11 @@ func testAgainstReference(t *testing.T) {
 						}
 					} else if !slices.Equal(components(n, got), components(n, all)) {
 						t.Fatalf("%s: components differ from the unlimited search", name)
+					}
+					if mb.agree > 0 {
+						// What MinAgree is for: after a filter on the same
+						// agreement, the pairs of the unlimited search.
+						diff(t, name+": agreeing pairs vs brute force", agreeing(c, got, mb.agree), agreeing(c, all, mb.agree))
 					}
 					for e := range smallPairs(c) {
 						if !got[e] {
@@ -379,4 +414,83 @@ func ExampleCandidates_Run() {
 	fmt.Println(pairs, st.Pairs)
 	// Output:
 	// [[0 1] [0 2] [1 2]] 3
+}
+
+// agreeLow counts equal low bytes of the packed values (an upper bound of
+// the agreeing slots, padding bytes of a partial word counting as equal).
+func TestAgreeLow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, slots := range []int{1, 7, 8, 9, 64, 100, 128, 130} {
+		words := (slots + 7) / 8
+		for range 200 {
+			a, b := make([]uint32, slots), make([]uint32, slots)
+			for k := range slots {
+				a[k] = rng.Uint32()
+				switch rng.IntN(3) {
+				case 0:
+					b[k] = a[k]
+				case 1:
+					b[k] = a[k] ^ uint32(1+rng.IntN(255))<<8 // same low byte
+				default:
+					b[k] = rng.Uint32()
+				}
+			}
+			want := words*8 - slots
+			for k := range slots {
+				if uint8(a[k]) == uint8(b[k]) {
+					want++
+				}
+			}
+			pa, pb := make([]uint64, words), make([]uint64, words)
+			packLow(pa, a)
+			packLow(pb, b)
+			if got := agreeLow(pa, pb); got != want {
+				t.Fatalf("slots %d: agreeLow = %d, want %d", slots, got, want)
+			}
+			if got, want := countAgree(a, b), slotsAgree(a, b); got != want {
+				t.Fatalf("slots %d: countAgree = %d, want %d", slots, got, want)
+			}
+		}
+	}
+}
+
+// TestRunDeferred: with Deferred set, Run's pairs and Deferred.Pairs over
+// every chained bucket are, together, the pairs of a Run without it, each
+// once.
+func TestRunDeferred(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	var deferred int
+	for _, workers := range []int{1, 2, 3} {
+		for _, agree := range []int{8, 12, 16} {
+			const n, slots = 600, 24
+			sigs := randomSigs(rng, n, slots, 2)
+			c := &Candidates{Params: Params{8, 3}, Slots: slots, Sigs: sigs, Workers: workers, MaxBucket: 4, MinAgree: agree}
+			want, _ := runCollect(t, c)
+			d := &Deferred{}
+			c.Deferred = d
+			got, _ := runCollect(t, c)
+			if d.Len() == 0 {
+				t.Fatalf("no chained bucket")
+			}
+			for k := range d.Len() {
+				if k > 0 && len(d.Members(k)) > len(d.Members(k-1)) {
+					t.Fatalf("buckets not largest first")
+				}
+				m := d.Members(k)
+				d.Pairs(c.Params, agree, k, func(i uint32) []uint32 { return sigs[int(i)*slots : int(i+1)*slots] }, func(x, y int) bool {
+					e := pair{m[x], m[y]}
+					if got[e] {
+						t.Fatalf("pair %v reported twice", e)
+					}
+					got[e] = true
+					deferred++
+					return true
+				})
+			}
+			diff(t, fmt.Sprintf("workers %d agree %d: Run + Deferred.Pairs", workers, agree), got, want)
+		}
+	}
+	if deferred == 0 {
+		t.Fatal("no deferred pair: the test shows nothing")
+	}
 }

@@ -45,9 +45,10 @@ func (p Params) HomeBand(a, b []uint32) int {
 // So every pair that shares a bucket of at most MaxBucket members in some
 // band is reported, once, in the first such band, and a pair that shares only
 // chained buckets is reported in its home band if it is a neighbour in that
-// bucket's chain. A caller holding buckets elsewhere keeps a pair found in
-// band j, among the pairs BucketPairs gives for its bucket, when ReportBand
-// is j. ReportBand does not allocate.
+// bucket's chain or (Candidates.MinAgree) its signatures agree on MinAgree
+// slots. A caller holding buckets elsewhere keeps a pair found in band j,
+// among the pairs BucketPairs and AgreeingPairs give for its bucket, when
+// ReportBand is j. ReportBand does not allocate.
 func (p Params) ReportBand(a, b []uint32, large []uint64) int {
 	small, home := p.bands(a, b, large)
 	if small >= 0 {
@@ -102,9 +103,10 @@ func Chained(m, maxBucket int) bool { return maxBucket > 0 && m > maxBucket }
 //
 // The chain keeps the work linear in a bucket of thousands of near-identical
 // documents and still connects all of them, so connected components are the
-// same as with every pair (see Candidates.Run). An online index that appends
-// documents in ascending order applies the rule to a new member as
-// BucketPartners does.
+// same as with every pair (see Candidates.Run); AgreeingPairs adds the
+// other pairs of a chained bucket whose signatures agree enough. An online
+// index that appends documents in ascending order applies the chain rule to
+// a new member as BucketPartners does.
 func BucketPairs(m, maxBucket int, fn func(x, y int) bool) {
 	if Chained(m, maxBucket) {
 		for k := 0; k+1 < m; k++ {
@@ -117,6 +119,42 @@ func BucketPairs(m, maxBucket int, fn func(x, y int) bool) {
 	for x := 0; x+1 < m; x++ {
 		for y := x + 1; y < m; y++ {
 			if !fn(x, y) {
+				return
+			}
+		}
+	}
+}
+
+// AgreeingPairs calls fn(x, y), x+1 < y, for the pairs a chained bucket
+// (Chained) of m members contributes besides its chain when
+// Candidates.MinAgree is minAgree > 0: the members numbered as in
+// BucketPairs, sig(x) member x's whole signature (every one as long), and
+// the pairs those whose signatures agree on at least minAgree values. As
+// for the chain's pairs, a caller keeps such a pair found in band j when
+// Params.ReportBand is j. It stops early when fn returns false.
+//
+// It compares compact copies of the signatures (the low byte of each value,
+// eight to a word, then the full values of the pairs that pass): m(m-1)/2
+// comparisons of a few nanoseconds, in 8*ceil(len/8) bytes per member that
+// it allocates. It does nothing when minAgree <= 0 or m < 3.
+func AgreeingPairs(m, minAgree int, sig func(x int) []uint32, fn func(x, y int) bool) {
+	if minAgree <= 0 || m < 3 {
+		return
+	}
+	slots := len(sig(0))
+	if minAgree > slots {
+		return
+	}
+	words := (slots + 7) / 8
+	low := make([]uint64, m*words)
+	for x := range m {
+		packLow(low[x*words:(x+1)*words], sig(x))
+	}
+	var pass []int32
+	for x := range m {
+		pass = agreeRows(pass[:0], low[x*words:(x+1)*words], low, words, x+2, m, minAgree)
+		for _, y := range pass {
+			if countAgree(sig(x), sig(int(y))) >= minAgree && !fn(x, int(y)) {
 				return
 			}
 		}

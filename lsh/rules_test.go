@@ -128,11 +128,12 @@ func TestBucketPairs(t *testing.T) {
 // candidates must give the same pairs as the batch search.
 func TestRulesOutsideBatch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, mb := range []int{0, 3} {
+	for _, rule := range []struct{ mb, agree int }{{0, 0}, {3, 0}, {3, 12}, {3, 15}} {
+		mb := rule.mb
 		const n, slots = 400, 24
 		p := Params{8, 3}
 		sigs := randomSigs(rng, n, slots, 2)
-		c := &Candidates{Params: p, Slots: slots, Sigs: sigs, Workers: 2, MaxBucket: mb}
+		c := &Candidates{Params: p, Slots: slots, Sigs: sigs, Workers: 2, MaxBucket: mb, MinAgree: rule.agree}
 		want, _ := runCollect(t, c)
 
 		tab := NewMemTable(p.Bands)
@@ -175,15 +176,23 @@ func TestRulesOutsideBatch(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				BucketPairs(len(ids), mb, func(x, y int) bool {
+				keep := func(x, y int) bool {
 					if p.ReportBand(sig(ids[x]), sig(ids[y]), large[ids[x]]) == band {
-						got[pair{uint32((ids[x] - 1000) / 7), uint32((ids[y] - 1000) / 7)}] = true
+						e := pair{uint32((ids[x] - 1000) / 7), uint32((ids[y] - 1000) / 7)}
+						if got[e] {
+							t.Fatalf("pair %v reported twice", e)
+						}
+						got[e] = true
 					}
 					return true
-				})
+				}
+				BucketPairs(len(ids), mb, keep)
+				if Chained(len(ids), mb) {
+					AgreeingPairs(len(ids), rule.agree, func(x int) []uint32 { return sig(ids[x]) }, keep)
+				}
 			}
 		}
-		diff(t, fmt.Sprintf("MaxBucket %d: table + rules", mb), got, want)
+		diff(t, fmt.Sprintf("MaxBucket %d, MinAgree %d: table + rules", mb, rule.agree), got, want)
 	}
 }
 

@@ -1,0 +1,40 @@
+//go:build amd64 && !purego
+
+package lsh
+
+import "golang.org/x/sys/cpu"
+
+// haveAVX512 reports whether the CPU (and the OS) can run the AVX-512BW
+// byte-comparison kernel.
+var haveAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasPOPCNT
+
+// useAVX512 selects the AVX-512 kernel of agreeRows. Tests flip it to run
+// both.
+var useAVX512 = haveAVX512
+
+// agreeRowsAVX512 compares a (chunks*8 words) with n rows of as many words
+// from rows on, and writes to out the index (0-based from rows) of every
+// row with at least need equal bytes; it returns how many it wrote. out
+// has room for n.
+//
+//go:noescape
+func agreeRowsAVX512(a, rows *uint64, chunks, n, need int, out *int32) int
+
+// agreeRows appends to dst the y in [lo, hi) whose packed row
+// low[y*words:(y+1)*words] has at least need bytes equal to a's (agreeLow),
+// with the AVX-512 kernel when the rows are whole 64-byte chunks.
+func agreeRows(dst []int32, a, low []uint64, words, lo, hi, need int) []int32 {
+	if !useAVX512 || words%8 != 0 || hi <= lo {
+		return agreeRowsGeneric(dst, a, low, words, lo, hi, need)
+	}
+	_ = low[hi*words-1]
+	_ = a[words-1]
+	n := len(dst)
+	dst = append(dst, make([]int32, hi-lo)...)
+	k := agreeRowsAVX512(&a[0], &low[lo*words], words/8, hi-lo, need, &dst[n])
+	dst = dst[:n+k]
+	for i := n; i < len(dst); i++ {
+		dst[i] += int32(lo)
+	}
+	return dst
+}

@@ -1,0 +1,51 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func agreeRowsAVX512(a, rows *uint64, chunks, n, need int, out *int32) int
+//
+// For each of n rows of chunks 64-byte chunks: the bytes equal to a's,
+// counted with VPCMPEQB into a mask and POPCNT; rows with at least need
+// are written to out by index.
+TEXT ·agreeRowsAVX512(SB), NOSPLIT, $0-56
+	MOVQ a+0(FP), SI
+	MOVQ rows+8(FP), DI
+	MOVQ chunks+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ need+32(FP), R9
+	MOVQ out+40(FP), R10
+	XORQ R11, R11 // row index
+	XORQ AX, AX   // rows written
+	TESTQ CX, CX
+	JLE  done
+
+row:
+	XORQ DX, DX   // equal bytes
+	XORQ R12, R12 // byte offset in the row
+	MOVQ R8, R13  // chunks left
+
+chunk:
+	VMOVDQU64 (SI)(R12*1), Z0
+	VPCMPEQB  (DI)(R12*1), Z0, K1
+	KMOVQ     K1, BX
+	POPCNTQ   BX, BX
+	ADDQ      BX, DX
+	ADDQ      $64, R12
+	DECQ      R13
+	JNZ       chunk
+
+	CMPQ DX, R9
+	JL   next
+	MOVL R11, (R10)(AX*4)
+	INCQ AX
+
+next:
+	ADDQ R12, DI
+	INCQ R11
+	CMPQ R11, CX
+	JL   row
+
+done:
+	VZEROUPPER
+	MOVQ AX, ret+48(FP)
+	RET

@@ -1,0 +1,11 @@
+//go:build !amd64 || purego
+
+package lsh
+
+// agreeRows is agreeRowsGeneric: no vector kernel in this build.
+func agreeRows(dst []int32, a, low []uint64, words, lo, hi, need int) []int32 {
+	return agreeRowsGeneric(dst, a, low, words, lo, hi, need)
+}
+
+// haveAVX512 and useAVX512 are false: no vector kernel in this build.
+var haveAVX512, useAVX512 = false, false

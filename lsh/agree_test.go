@@ -1,0 +1,108 @@
+package lsh
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// kernels runs f with each agreeRows kernel this build and CPU have.
+func kernels(t *testing.T, f func(t *testing.T)) {
+	defer func(u bool) { useAVX512 = u }(useAVX512)
+	useAVX512 = false
+	t.Run("generic", f)
+	if haveAVX512 {
+		useAVX512 = true
+		t.Run("avx512", f)
+	} else {
+		t.Log("no AVX-512 kernel in this build or on this CPU")
+	}
+}
+
+// TestAgreeRows: every kernel finds exactly the rows a plain byte count
+// says reach need, at the boundary need-1/need/need+1 of each row's count.
+func TestAgreeRows(t *testing.T) {
+	kernels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(5, 6))
+		for _, words := range []int{1, 3, 8, 16, 24, 32} {
+			for range 50 {
+				m := 1 + rng.IntN(70)
+				low := make([]uint64, m*words)
+				for i := range low {
+					low[i] = rng.Uint64()
+				}
+				a := slices.Clone(low[:words])
+				// Copy a random share of a's bytes into each row.
+				ab := make([]byte, 8*words)
+				for k := range ab {
+					ab[k] = byte(a[k/8] >> (8 * (k % 8)))
+				}
+				counts := make([]int, m)
+				for y := range m {
+					share := rng.IntN(101)
+					for k := range ab {
+						w, sh := y*words+k/8, 8*(k%8)
+						if rng.IntN(100) < share {
+							low[w] = low[w]&^(0xff<<sh) | uint64(ab[k])<<sh
+						}
+						if byte(low[w]>>sh) == ab[k] {
+							counts[y]++
+						}
+					}
+				}
+				lo := rng.IntN(m + 1)
+				hi := lo + rng.IntN(m-lo+1)
+				for _, need := range []int{0, 1, counts[0], counts[m-1], counts[m/2] + 1, 8 * words, 8*words + 1} {
+					var want []int32
+					for y := lo; y < hi; y++ {
+						if counts[y] >= need {
+							want = append(want, int32(y))
+						}
+					}
+					prefix := []int32{-7}
+					got := agreeRows(slices.Clone(prefix), a, low, words, lo, hi, need)
+					if got[0] != -7 || !slices.Equal(got[1:], want) {
+						t.Fatalf("words %d, rows [%d, %d) of %d, need %d: got %v, want %v", words, lo, hi, m, need, got, want)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestAgreeingPairsKernels: AgreeingPairs gives the pairs a plain count of
+// equal values gives, with either kernel, for 64 and 128 slots (whole
+// 64-byte rows) and 100 (the generic path).
+func TestAgreeingPairsKernels(t *testing.T) {
+	kernels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(9, 10))
+		for _, slots := range []int{64, 100, 128} {
+			const m = 60
+			sigs := make([]uint32, m*slots)
+			for i := range sigs {
+				// Values equal in the low byte but not above, to test
+				// the second, exact comparison.
+				sigs[i] = uint32(rng.IntN(2))<<8 | uint32(rng.IntN(2))
+			}
+			sig := func(x int) []uint32 { return sigs[x*slots : (x+1)*slots] }
+			for _, need := range []int{slots / 4, slots / 3, slots / 2} {
+				var got, want []string
+				AgreeingPairs(m, need, sig, func(x, y int) bool { got = append(got, fmt.Sprint(x, y)); return true })
+				for x := range m {
+					for y := x + 2; y < m; y++ {
+						if slotsAgree(sig(x), sig(y)) >= need {
+							want = append(want, fmt.Sprint(x, y))
+						}
+					}
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("slots %d need %d: %d pairs, want %d", slots, need, len(got), len(want))
+				}
+				if need == slots/4 && len(want) == 0 {
+					t.Fatalf("slots %d need %d: no pair passes, the test shows nothing", slots, need)
+				}
+			}
+		}
+	})
+}
