@@ -768,8 +768,19 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 	if o.twoPass() || oneHeld {
 		held = make([]blockList[[2]uint32], o.Workers)
 	}
+	// Buckets over MaxBucket compare their members' signatures in one
+	// block (MinAgree: the least agreement verification accepts), so the
+	// limit loses no pair. When candidates are held, the pairs those
+	// comparisons find are not: they are verified bucket by bucket later
+	// (verifyChained), once LSH is done or, in two passes, once the
+	// buckets' sets are read again; at 10M documents they were hundreds of
+	// millions.
+	var chained *lsh.Deferred
+	if held != nil {
+		chained = &lsh.Deferred{}
+	}
 	cand := lsh.Candidates{Params: o.LSH, Slots: o.Slots, Sigs: v.sigs, Workers: o.Workers,
-		MaxBucket: max(o.MaxBucket, 0), BandsDone: &b.done}
+		MaxBucket: max(o.MaxBucket, 0), MinAgree: b.ver.MinAgreement(), Deferred: chained, BandsDone: &b.done}
 	lst, err := cand.Run(ctx, func(w int, i, j uint32) {
 		x, y := v.filterView(i), v.filterView(j)
 		if !b.ver.Prefilter(&x, &y) {
@@ -797,11 +808,18 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 			wg.Go(func() { b.verifyHeld(ctx, v, &held[w], &found[w]) })
 		}
 		wg.Wait()
+		sig := func(u uint32) []uint32 { return v.sigs[int(u)*o.Slots : int(u+1)*o.Slots] }
+		set := func(u uint32) ([]uint64, []float64) {
+			var s Sketch
+			v.withSet(&s, u)
+			return s.Set, s.Weights
+		}
+		st.Candidates += b.verifyChained(ctx, chained, sig, v.filterView, set, v.uniq, found)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 	case held != nil:
-		if found, err = b.secondPass(ctx, v, held, st); err != nil {
+		if found, err = b.secondPass(ctx, v, held, chained, st); err != nil {
 			return nil, err
 		}
 	}
@@ -945,6 +963,73 @@ func (b *Batch) verifyHeld(ctx context.Context, v *views, l *blockList[[2]uint32
 	*l = blockList[[2]uint32]{}
 }
 
+// verifyChained verifies the pairs the chained LSH buckets of d add beyond
+// their chains (lsh.Deferred.Pairs), on every worker, a bucket at a time,
+// largest first, with the bucket's sets copied together first: its members
+// are few enough for all their sets to stay in cache while its pairs are
+// verified. sig(u) is distinct set u's signature, view(u) its sketch as
+// Verifier.LengthOK reads it (size, weight sum), and set(u) what Confirm
+// reads besides: the set and, under WeightIDF, the weights. It adds the
+// pairs that reach the threshold to found (as documents uniq[u]) and
+// returns the number of candidate pairs (the pairs lsh.Candidates.Run
+// would have reported). It stops after the bucket during which ctx is
+// cancelled.
+func (b *Batch) verifyChained(ctx context.Context, d *lsh.Deferred, sig func(u uint32) []uint32,
+	view func(u uint32) Sketch, set func(u uint32) ([]uint64, []float64), uniq []uint32, found []blockList[verified]) int64 {
+	if d == nil || d.Len() == 0 {
+		return 0
+	}
+	o := b.o
+	minAgree := b.ver.MinAgreement()
+	var next, cands atomic.Int64
+	var wg sync.WaitGroup
+	for w := range o.Workers {
+		wg.Go(func() {
+			var n int64
+			var sk []Sketch
+			var buf []uint64
+			for ctx.Err() == nil {
+				k := int(next.Add(1) - 1)
+				if k >= d.Len() {
+					break
+				}
+				ids := d.Members(k)
+				sk, buf = sk[:0], buf[:0]
+				for _, u := range ids {
+					s := view(u)
+					var values []uint64
+					values, s.Weights = set(u)
+					buf = append(buf, values...)
+					s.Set = values // replaced by the copy below
+					sk = append(sk, s)
+				}
+				off := 0
+				for x := range sk {
+					l := len(sk[x].Set)
+					sk[x].Set = buf[off : off+l : off+l]
+					off += l
+				}
+				d.Pairs(o.LSH, minAgree, k, sig, func(x, y int) bool {
+					n++
+					// The signatures agree on MinAgreement slots:
+					// of Prefilter, only the length filter is left.
+					a, c := &sk[x], &sk[y]
+					if !b.ver.LengthOK(a, c) {
+						return true
+					}
+					if jac, ok := b.ver.Confirm(a, c); ok {
+						found[w].add(verified{a: uniq[ids[x]], b: uniq[ids[y]], jaccard: jac})
+					}
+					return true
+				})
+			}
+			cands.Add(n)
+		})
+	}
+	wg.Wait()
+	return cands.Load()
+}
+
 // secondPass reads again the documents of the held candidate pairs (one
 // per distinct set, in input order) and verifies each pair on the worker
 // that shingled the later of its two documents, as soon as every earlier
@@ -952,10 +1037,31 @@ func (b *Batch) verifyHeld(ctx context.Context, v *views, l *blockList[[2]uint32
 // has been verified, so memory holds the sets a later document still
 // needs, not every set read again. It returns the verified pairs, in lists
 // in no particular order.
-func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]uint32], st *Stats) ([]blockList[verified], error) {
+func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]uint32], chained *lsh.Deferred, st *Stats) ([]blockList[verified], error) {
 	t0 := time.Now()
 	st.Passes = 2
 	nu := len(v.uniq)
+	// The members of chained buckets are verified together at the end
+	// (verifyChained): their signatures are kept (row[u] >= 0: rows[row[u]])
+	// and their sets read again and kept to the end.
+	k := b.o.Slots
+	var row []int32
+	var rows []uint32
+	if chained != nil && chained.Len() > 0 {
+		row = make([]int32, nu)
+		for u := range row {
+			row[u] = -1
+		}
+		for c := range chained.Len() {
+			for _, u := range chained.Members(c) {
+				if row[u] < 0 {
+					row[u] = int32(len(rows) / k)
+					rows = append(rows, v.sigs[int(u)*k:int(u+1)*k]...)
+				}
+			}
+		}
+	}
+	isChained := func(u uint32) bool { return row != nil && row[u] >= 0 }
 	// LSH and the pre-filter were the signatures' last use: give their
 	// memory back before the held pairs are regrouped (both lists at once,
 	// 12 bytes a held pair) and the sets take theirs (at 10M documents the
@@ -1009,7 +1115,11 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]ui
 	}
 	for u, l := range last {
 		if l != noSet {
-			next[u], head[l] = head[l], int32(u)
+			if !isChained(uint32(u)) { // kept to the end
+				next[u], head[l] = head[l], int32(u)
+			}
+			st.Reread++
+		} else if isChained(uint32(u)) {
 			st.Reread++
 		}
 	}
@@ -1030,7 +1140,7 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]ui
 	}
 	found := make([]blockList[verified], b.o.Workers)
 	byI := make([][]uint64, b.o.Workers)
-	err := b.reread(ctx, v, func(u uint32) bool { return last[u] != noSet }, sets, sq, func(w int, c *chunk) {
+	err := b.reread(ctx, v, func(u uint32) bool { return last[u] != noSet || isChained(u) }, sets, sq, func(w int, c *chunk) {
 		if !sq.wait(c.seq) {
 			return
 		}
@@ -1073,6 +1183,13 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]ui
 		}
 		sq.verified(c.seq, uint32(v.uniqOf[c.docs[len(c.docs)-1]]), drop)
 	})
+	if err == nil && row != nil {
+		sig := func(u uint32) []uint32 { return rows[int(row[u])*k : int(row[u]+1)*k] }
+		view := func(u uint32) Sketch { return Sketch{Size: len(sets[u])} }
+		set := func(u uint32) ([]uint64, []float64) { return sets[u], nil }
+		st.Candidates += b.verifyChained(ctx, chained, sig, view, set, v.uniq, found)
+		err = ctx.Err()
+	}
 	st.Second = time.Since(t0)
 	if err != nil {
 		return nil, err

@@ -183,11 +183,13 @@ type Options struct {
 	Verify Verify
 	// Workers is the number of goroutines; 0 means runtime.GOMAXPROCS(0).
 	Workers int
-	// MaxBucket bounds the all-pairs work in one LSH bucket of distinct
-	// sets; larger buckets are joined as a chain (lsh.BucketPairs), and
-	// their pairs are found in another band's smaller bucket where the two
-	// share one (lsh.Params.ReportBand); a pair that shares only chained
-	// buckets and is no neighbour in their chains is missed.
+	// MaxBucket bounds the pairs one LSH bucket of distinct sets hands to
+	// verification one by one: a larger bucket is chained (lsh.BucketPairs)
+	// and compares its members' signatures in one block instead
+	// (lsh.AgreeingPairs, with Verifier.MinAgreement), keeping only the
+	// pairs that agree on enough slots to pass verification. It changes
+	// the work, not the result: the pairs, clusters and counts are those
+	// of the search with no limit.
 	// 0 means DefaultMaxBucket; negative means no limit.
 	MaxBucket int
 	// Keep chooses the representative of each cluster.

@@ -98,6 +98,27 @@ func (v *Verifier) AgreementOK(agree int) bool {
 	return float64(agree)/float64(v.slots) >= v.minAgree
 }
 
+// MinAgreement returns the least number of the Params.Slots slots on
+// which the signatures of a pair Verify accepts agree: Prefilter rejects
+// every pair that agrees on fewer (under VerifyEstimate, Confirm does),
+// whatever their sets. lsh.Candidates.MinAgree takes it, so that a large
+// LSH bucket compares its members' signatures in one block instead of
+// listing every pair, and loses none that Verify would accept.
+func (v *Verifier) MinAgreement() int {
+	for a := 0; a <= v.slots; a++ {
+		if v.mode == VerifyEstimate {
+			if float64(a)/float64(v.slots) >= v.t {
+				return a
+			}
+			continue
+		}
+		if v.AgreementOK(a) {
+			return a
+		}
+	}
+	return v.slots
+}
+
 // LengthOK is the first test of Prefilter, the length filter alone: false
 // when either document is empty or when their sizes (weight sums under
 // WeightIDF) are too far apart for the pair to reach the threshold

@@ -55,12 +55,22 @@ func sketched(s beam.Scope, c Config) (docs, copies, uniq, edges beam.PCollectio
 	fileCol := beam.Reshuffle(s, beam.CreateList(s, files))
 	docs, entries := beam.ParDo2(s.Scope("read"), &readFn{C: c}, fileCol)
 	uniq, copies = beam.ParDo2(s.Scope("collapse"), &collapseFn{C: c}, beam.GroupByKey(s, entries))
-	signed, members := beam.ParDo2(s.Scope("band keys"), &bandFn{C: c}, uniq)
+	signed, members, sigs := beam.ParDo3(s.Scope("band keys"), &bandFn{C: c}, uniq)
 	buckets := beam.GroupByKey(s, members)
 	// The members of chained buckets, (sequence number, band): a side
 	// input of the candidate search, small unless buckets are chained.
 	chained := beam.ParDo(s.Scope("chained"), &chainedFn{C: c}, buckets)
 	pairs := beam.ParDo(s.Scope("candidates"), &bucketFn{C: c}, buckets, beam.SideInput{Input: chained})
+	if c.MaxBucket > 0 {
+		// The pairs of chained buckets beyond their chains whose
+		// signatures agree on the verifier's least agreement
+		// (lsh.AgreeingPairs): the chained buckets are grouped again,
+		// their members with whole signatures (joined from sigs, each
+		// distinct set's signature alone).
+		whole := beam.ParDo(s.Scope("chained members"), &wholeFn{C: c}, beam.CoGroupByKey(s, sigs, chained))
+		agreeing := beam.ParDo(s.Scope("chained pairs"), &agreeFn{C: c}, beam.GroupByKey(s, whole), beam.SideInput{Input: chained})
+		pairs = beam.Flatten(s, pairs, agreeing)
+	}
 	halves := beam.ParDo(s.Scope("join A"), &attachFn{}, beam.CoGroupByKey(s, signed, pairs))
 	edges = beam.ParDo(s.Scope("verify"), &verifyFn{C: c}, beam.CoGroupByKey(s, signed, halves))
 	return docs, copies, uniq, edges
@@ -214,11 +224,15 @@ func (f *bandFn) Setup() (err error) {
 	return err
 }
 
-func (f *bandFn) ProcessElement(ctx context.Context, u Signed, signed func(int64, Signed), bucket func(string, Member)) error {
+func (f *bandFn) ProcessElement(ctx context.Context, u Signed, signed func(int64, Signed), bucket func(string, Member), sigs func(int64, []uint32)) error {
 	if f.C.Verify != neardup.VerifyExact {
 		u.Set = nil
 	}
 	signed(u.Seq, u)
+	if f.C.MaxBucket > 0 {
+		sigs(u.Seq, u.Sig)
+		cShufJoin.Inc(ctx, 8+4*int64(len(u.Sig)))
+	}
 	// A band entry carries the signature up to its band: all that the
 	// bucket's split into equal band values and the home-band rule read
 	// (lsh.Params.ReportBand compares only as far as both slices go; a
@@ -321,20 +335,7 @@ func (f *bucketFn) Setup() error {
 
 func (f *bucketFn) ProcessElement(ctx context.Context, key string, next func(*Member) bool, chained func(*int64, *int) bool, emit func(int64, Pair)) error {
 	if !f.loaded {
-		words := (f.lp.Bands + 63) / 64
-		var seq int64
-		var b int
-		for chained(&seq, &b) {
-			if f.large == nil {
-				f.large = map[int64][]uint64{}
-			}
-			bits := f.large[seq]
-			if bits == nil {
-				bits = make([]uint64, words)
-				f.large[seq] = bits
-			}
-			bits[b/64] |= 1 << (b % 64)
-		}
+		f.large = readLarge(f.lp.Bands, chained)
 		f.loaded = true
 	}
 	band := int(binary.BigEndian.Uint16([]byte(key)))
@@ -366,6 +367,110 @@ func (f *bucketFn) ProcessElement(ctx context.Context, key string, next func(*Me
 	cShufJoin.Inc(ctx, 24*cands)
 	cLarge.Inc(ctx, large)
 	return nil
+}
+
+// wholeFn keys each member of a chained bucket, with its whole signature,
+// by that bucket's (band, key), once per band in which its bucket is
+// chained (chainedFn's output joined with the signatures).
+type wholeFn struct {
+	C  Config
+	lp lsh.Params
+}
+
+func (f *wholeFn) Setup() error {
+	p, err := f.C.params()
+	if err != nil {
+		return err
+	}
+	f.lp = p.LSH
+	return nil
+}
+
+func (f *wholeFn) ProcessElement(ctx context.Context, seq int64, sigs func(*[]uint32) bool, bands func(*int) bool, emit func(string, Member)) error {
+	var sig []uint32
+	var band int
+	have := false
+	var bytes int64
+	for bands(&band) {
+		if !have {
+			if !sigs(&sig) {
+				return fmt.Errorf("neardup: set %d is in a chained bucket but has no signature", seq)
+			}
+			have = true
+		}
+		emit(bucketKey(band, f.lp.BandKey(sig, band)), Member{Seq: seq, Sig: sig})
+		bytes += 10 + 8 + 4*int64(len(sig))
+	}
+	cShufBands.Inc(ctx, bytes)
+	return nil
+}
+
+// agreeFn turns a (band, key) group of chained buckets' members with whole
+// signatures into the pairs lsh.AgreeingPairs adds to their chains (under
+// the verifier's MinAgreement), sent on like bucketFn's chain pairs: kept
+// in verifyFn when lsh.Params.ReportBand gives the band.
+type agreeFn struct {
+	C     Config
+	lp    lsh.Params
+	rows  int
+	agree int
+
+	large  map[int64][]uint64 // chained-bucket bitsets; nil until read
+	loaded bool
+}
+
+func (f *agreeFn) Setup() error {
+	p, err := f.C.params()
+	if err != nil {
+		return err
+	}
+	f.lp, f.rows = p.LSH, p.LSH.Rows
+	v, err := f.C.verifier()
+	if err != nil {
+		return err
+	}
+	f.agree = v.MinAgreement()
+	return nil
+}
+
+func (f *agreeFn) ProcessElement(ctx context.Context, key string, next func(*Member) bool, chained func(*int64, *int) bool, emit func(int64, Pair)) error {
+	if !f.loaded {
+		f.large = readLarge(f.lp.Bands, chained)
+		f.loaded = true
+	}
+	band := int(binary.BigEndian.Uint16([]byte(key)))
+	ms := collect(next)
+	trueBuckets(ms, band, f.rows, func(b []Member) {
+		sig := func(x int) []uint32 { return b[x].Sig }
+		lsh.AgreeingPairs(len(b), f.agree, sig, func(x, y int) bool {
+			if f.lp.HomeBand(b[x].Sig, b[y].Sig) == band {
+				emit(b[x].Seq, Pair{A: b[x].Seq, B: b[y].Seq, Chain: band + 1, Large: f.large[b[x].Seq]})
+			}
+			return true
+		})
+	})
+	return nil
+}
+
+// readLarge reads chainedFn's output (sequence number, band) into
+// chained-bucket bitsets of words (bands+63)/64; nil when it is empty.
+func readLarge(bands int, chained func(*int64, *int) bool) map[int64][]uint64 {
+	words := (bands + 63) / 64
+	var large map[int64][]uint64
+	var seq int64
+	var b int
+	for chained(&seq, &b) {
+		if large == nil {
+			large = map[int64][]uint64{}
+		}
+		bits := large[seq]
+		if bits == nil {
+			bits = make([]uint64, words)
+			large[seq] = bits
+		}
+		bits[b/64] |= 1 << (b % 64)
+	}
+	return large
 }
 
 // attachFn joins A's sketch to its candidate pairs and keys them by B.

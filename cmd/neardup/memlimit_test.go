@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -114,14 +115,18 @@ func TestGoMemoryLimit(t *testing.T) {
 	restore()
 }
 
-// TestMaxBucketWarning: when buckets are chained, the summary says how
-// large the largest was and that pairs inside can be missing, and
-// --stats has both counts; without chaining it says nothing.
-func TestMaxBucketWarning(t *testing.T) {
+// TestMaxBucketSameResult: --max-bucket changes the work, not the result:
+// with buckets over the limit (compared by signature) the pairs and
+// clusters are byte for byte those of -1; the summary says how many such
+// buckets there were and how large the largest, and --stats has both
+// counts; with no limit it says nothing of them.
+func TestMaxBucketSameResult(t *testing.T) {
 	dir := t.TempDir()
 	stats := filepath.Join(dir, "stats.json")
+	var outs []string
 	for _, mb := range []string{"3", "-1"} {
-		code, _, stderr := cli(t, "", "dedup", "--max-bucket", mb, "--stats", stats, reportSample)
+		pairs, clusters := filepath.Join(dir, "pairs"+mb), filepath.Join(dir, "clusters"+mb)
+		code, _, stderr := cli(t, "", "dedup", "--max-bucket", mb, "--stats", stats, "--pairs", pairs, "--clusters", clusters, reportSample)
 		if code != 0 {
 			t.Fatalf("--max-bucket %s: exit %d: %s", mb, code, stderr)
 		}
@@ -132,9 +137,13 @@ func TestMaxBucketWarning(t *testing.T) {
 		if err := json.Unmarshal([]byte(read(t, stats)), &st); err != nil {
 			t.Fatal(err)
 		}
-		warned := strings.Contains(stderr, "can be missing from the pairs")
-		if st.Largest <= 3 || (mb == "3") != (st.Large > 0) || (mb == "3") != warned {
-			t.Errorf("--max-bucket %s: %d large buckets, largest %d, warned %v:\n%s", mb, st.Large, st.Largest, warned, stderr)
+		said := strings.Contains(stderr, "compared by signature, the largest of "+strconv.Itoa(st.Largest))
+		if st.Largest <= 3 || (mb == "3") != (st.Large > 0) || (mb == "3") != said {
+			t.Errorf("--max-bucket %s: %d large buckets, largest %d, said %v:\n%s", mb, st.Large, st.Largest, said, stderr)
 		}
+		outs = append(outs, read(t, pairs)+"\n--\n"+read(t, clusters))
+	}
+	if outs[0] != outs[1] || len(outs[0]) < 1000 {
+		t.Errorf("--max-bucket 3 and -1 wrote different pairs or clusters (%d and %d bytes)", len(outs[0]), len(outs[1]))
 	}
 }

@@ -494,13 +494,9 @@ func printSummary(w io.Writer, b *neardup.Batch, src *source, res *neardup.Resul
 	fmt.Fprintf(w, "  lsh:        %d slots, %d bands x %d rows, P(candidate | J=%.2f) = %.4f; %d candidate pairs",
 		o.Slots, o.LSH.Bands, o.LSH.Rows, o.Threshold, o.LSH.Probability(o.Threshold), s.Candidates)
 	if s.LargeBuckets > 0 {
-		fmt.Fprintf(w, " (%d buckets over --max-bucket %d joined as chains, the largest of %d)", s.LargeBuckets, o.MaxBucket, s.LargestBucket)
+		fmt.Fprintf(w, " (%d buckets over --max-bucket %d compared by signature, the largest of %d)", s.LargeBuckets, o.MaxBucket, s.LargestBucket)
 	}
 	fmt.Fprintln(w)
-	if s.LargeBuckets > 0 {
-		fmt.Fprintf(w, "  warning:    in a chained bucket only neighbours are candidates: a near-duplicate pair that shares no smaller bucket in another band can be missing from the pairs and the clusters; --max-bucket %d or -1 (no limit) finds them at the cost of all pairs in those buckets\n",
-			max(s.LargestBucket, 2*o.MaxBucket))
-	}
 	kind := o.Verify.String()
 	if o.Weight == neardup.WeightIDF {
 		kind += " idf-weighted"

@@ -149,7 +149,7 @@ func writeReport(w io.Writer, e *env, src *source, co corpus.Options, b *neardup
 		{"distinct shingle sets", num(int64(s.Distinct))},
 		{"identical to an earlier document", num(int64(s.Identical))},
 		{"LSH candidate pairs", num(s.Candidates)},
-		{"buckets joined as chains", num(s.LargeBuckets)},
+		{"buckets compared by signature (over --max-bucket)", num(s.LargeBuckets)},
 		{"verified pairs", num(int64(s.Verified))},
 		{"reported pairs (identical included)", num(int64(s.Pairs))},
 		{"clusters", num(int64(s.Clusters))},

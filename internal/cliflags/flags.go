@@ -54,7 +54,7 @@ func (f *Engine) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Weight, "weight", "none", "idf: weight shingles by inverse document frequency (weighted Jaccard), so boilerplate counts less")
 	fs.StringVar(&f.Refine, "refine", "none", "edit: add the edit similarity of token sequences to verified pairs (4th --pairs column) and cluster members")
 	fs.IntVar(&f.Workers, "workers", 0, "worker goroutines (default: the number of CPUs)")
-	fs.IntVar(&f.MaxBucket, "max-bucket", neardup.DefaultMaxBucket, "LSH buckets with more distinct documents are joined as a chain instead of all pairs (-1: no limit)")
+	fs.IntVar(&f.MaxBucket, "max-bucket", neardup.DefaultMaxBucket, "LSH buckets with more distinct documents compare their members' signatures in one block instead of verifying every pair; the result is the same (-1: no limit)")
 	fs.StringVar(&f.Keep, "keep", "first", "which document of a cluster is kept: first|longest|shortest")
 	fs.StringVar(&f.Cluster, "cluster", "star", "how pairs become clusters: star (every member verified against the kept document) or components (connected components, which chain)")
 	fs.IntVar(&f.MaxCluster, "max-cluster", 0, "set clusters of more than N documents aside for review instead of deduplicating them (0: no limit)")
