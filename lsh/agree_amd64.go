@@ -2,7 +2,12 @@
 
 package lsh
 
-import "golang.org/x/sys/cpu"
+import (
+	"math/bits"
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // haveAVX512 reports whether the CPU (and the OS) can run the AVX-512BW
 // byte-comparison kernel.
@@ -37,4 +42,28 @@ func agreeRows(dst []int32, a, low []uint64, words, lo, hi, need int) []int32 {
 		dst[i] += int32(lo)
 	}
 	return dst
+}
+
+// equalMasksAVX512 stores to out[g] the 16-bit mask of the lanes where
+// a[16g:16g+16] and b[16g:16g+16] are equal, for g < groups.
+//
+//go:noescape
+func equalMasksAVX512(a, b *uint32, groups int, out *uint16)
+
+// equalBits sets bit k%64 of eq[k/64] where a[k] == b[k] (len(b) >=
+// len(a), len(eq)*64 >= len(a)), clears the others, and returns how many
+// are set: with the AVX-512 kernel when len(a) is a multiple of 64.
+func equalBits(eq []uint64, a, b []uint32) int {
+	if !useAVX512 || len(a)%64 != 0 || len(a) == 0 {
+		return equalBitsGeneric(eq, a, b)
+	}
+	b = b[:len(a)]
+	eq = eq[:len(a)/64]
+	// eq's words, little-endian, are the 16-bit masks in order.
+	equalMasksAVX512(&a[0], &b[0], len(a)/16, (*uint16)(unsafe.Pointer(&eq[0])))
+	n := 0
+	for _, w := range eq {
+		n += bits.OnesCount64(w)
+	}
+	return n
 }

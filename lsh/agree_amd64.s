@@ -49,3 +49,30 @@ done:
 	VZEROUPPER
 	MOVQ AX, ret+48(FP)
 	RET
+
+// func equalMasksAVX512(a, b *uint32, groups int, out *uint16)
+//
+// For each of groups groups of 16 values: the 16-bit mask of the lanes
+// where a and b are equal (VPCMPEQD), stored to out.
+TEXT ·equalMasksAVX512(SB), NOSPLIT, $0-32
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DI
+	MOVQ groups+16(FP), CX
+	MOVQ out+24(FP), R8
+	TESTQ CX, CX
+	JLE  eqdone
+
+eqloop:
+	VMOVDQU32 (SI), Z0
+	VPCMPEQD  (DI), Z0, K1
+	KMOVW     K1, AX
+	MOVW      AX, (R8)
+	ADDQ      $64, SI
+	ADDQ      $64, DI
+	ADDQ      $2, R8
+	DECQ      CX
+	JNZ       eqloop
+
+eqdone:
+	VZEROUPPER
+	RET

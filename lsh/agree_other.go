@@ -9,3 +9,6 @@ func agreeRows(dst []int32, a, low []uint64, words, lo, hi, need int) []int32 {
 
 // haveAVX512 and useAVX512 are false: no vector kernel in this build.
 var haveAVX512, useAVX512 = false, false
+
+// equalBits is equalBitsGeneric: no vector kernel in this build.
+func equalBits(eq []uint64, a, b []uint32) int { return equalBitsGeneric(eq, a, b) }

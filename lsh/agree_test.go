@@ -106,3 +106,60 @@ func TestAgreeingPairsKernels(t *testing.T) {
 		}
 	})
 }
+
+// TestReportBandBits: ReportBand from equality bits is ReportBand, and
+// equalBits counts what a plain loop counts.
+func TestReportBandBits(t *testing.T) { kernels(t, testReportBandBits) }
+
+func testReportBandBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	checked := 0
+	for _, p := range []Params{{35, 3}, {1, 1}, {64, 1}, {20, 5}, {13, 9}, {2, 64}, {4, 30}, {64, 2}} {
+		for _, slots := range []int{p.Bands * p.Rows, p.Bands*p.Rows + 7, 128, 192} {
+			if slots < p.Bands*p.Rows {
+				continue
+			}
+			for range 300 {
+				a, b := make([]uint32, slots), make([]uint32, slots)
+				share := rng.IntN(101)
+				for k := range slots {
+					a[k] = uint32(rng.IntN(1000))
+					b[k] = uint32(rng.IntN(1000))
+					if rng.IntN(100) < share {
+						b[k] = a[k]
+					}
+				}
+				eq := make([]uint64, (slots+63)/64)
+				for k := range eq {
+					eq[k] = rng.Uint64() // stale bits must be cleared
+				}
+				if got, want := equalBits(eq, a, b), slotsAgree(a, b); got != want {
+					t.Fatalf("equalBits = %d, want %d", got, want)
+				}
+				for k := range slots {
+					if got, want := eq[k/64]>>(k%64)&1 == 1, a[k] == b[k]; got != want {
+						t.Fatalf("slots %d: bit %d is %v, want %v", slots, k, got, want)
+					}
+				}
+				if slots%64 != 0 && eq[len(eq)-1]>>(slots%64) != 0 {
+					t.Fatalf("slots %d: bits past the end set", slots)
+				}
+				large := []uint64{rng.Uint64() & rng.Uint64()}
+				for _, l := range [][]uint64{nil, large} {
+					got, ok := p.reportBandBits(eq, l)
+					if !ok {
+						t.Fatalf("%v: reportBandBits refused", p)
+					}
+					if want := p.ReportBand(a, b, l); got != want {
+						t.Fatalf("%v slots %d: reportBandBits = %d, ReportBand = %d", p, slots, got, want)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	if _, ok := (Params{65, 1}).reportBandBits(make([]uint64, 2), nil); ok {
+		t.Error("65 bands accepted")
+	}
+	t.Logf("%d checked", checked)
+}

@@ -283,9 +283,13 @@ func (d *Deferred) Pairs(p Params, minAgree, k int, sig func(i uint32) []uint32,
 		sigs = append(sigs, sig(id)...)
 	}
 	at := func(x int) []uint32 { return sigs[x*slots : (x+1)*slots] }
-	AgreeingPairs(len(ids), minAgree, at, func(x, y int) bool {
+	agreeingPairs(len(ids), minAgree, at, func(x, y int, eq []uint64) bool {
 		large := d.large[int(ids[x])*d.words : int(ids[x]+1)*d.words]
-		if p.ReportBand(at(x), at(y), large) != b.band {
+		band, ok := p.reportBandBits(eq, large)
+		if !ok {
+			band = p.ReportBand(at(x), at(y), large)
+		}
+		if band != b.band {
 			return true
 		}
 		return fn(x, y)
@@ -453,8 +457,13 @@ func (bw *bandWorker) agreeing(ids []uint32, band int) {
 	sig := func(x int) []uint32 { return sigs[x*slots : (x+1)*slots] }
 	var buf [4]uint64
 	k := 0
-	AgreeingPairs(len(ids), c.MinAgree, sig, func(x, y int) bool {
-		if c.Params.ReportBand(sig(x), sig(y), bw.largeOf(buf[:0], ids[x])) == band {
+	agreeingPairs(len(ids), c.MinAgree, sig, func(x, y int, eq []uint64) bool {
+		large := bw.largeOf(buf[:0], ids[x])
+		got, ok := c.Params.reportBandBits(eq, large)
+		if !ok {
+			got = c.Params.ReportBand(sig(x), sig(y), large)
+		}
+		if got == band {
 			bw.report(ids[x], ids[y])
 		}
 		if k++; k&1023 == 0 {

@@ -1,5 +1,7 @@
 package lsh
 
+import "math/bits"
+
 // The rules below are what makes a candidate search reproducible outside one
 // process: Candidates.Run applies them to a batch in memory, and an online
 // index or a distributed pipeline applies the same functions to buckets it
@@ -138,6 +140,13 @@ func BucketPairs(m, maxBucket int, fn func(x, y int) bool) {
 // comparisons of a few nanoseconds, in 8*ceil(len/8) bytes per member that
 // it allocates. It does nothing when minAgree <= 0 or m < 3.
 func AgreeingPairs(m, minAgree int, sig func(x int) []uint32, fn func(x, y int) bool) {
+	agreeingPairs(m, minAgree, sig, func(x, y int, _ []uint64) bool { return fn(x, y) })
+}
+
+// agreeingPairs is AgreeingPairs, also handing fn the equality bits of the
+// two signatures (bit k%64 of word k/64 set when slot k agrees; the slice
+// is reused for the next call).
+func agreeingPairs(m, minAgree int, sig func(x int) []uint32, fn func(x, y int, eq []uint64) bool) {
 	if minAgree <= 0 || m < 3 {
 		return
 	}
@@ -150,15 +159,73 @@ func AgreeingPairs(m, minAgree int, sig func(x int) []uint32, fn func(x, y int) 
 	for x := range m {
 		packLow(low[x*words:(x+1)*words], sig(x))
 	}
+	eq := make([]uint64, (slots+63)/64)
 	var pass []int32
 	for x := range m {
 		pass = agreeRows(pass[:0], low[x*words:(x+1)*words], low, words, x+2, m, minAgree)
 		for _, y := range pass {
-			if countAgree(sig(x), sig(int(y))) >= minAgree && !fn(x, int(y)) {
+			if equalBits(eq, sig(x), sig(int(y))) >= minAgree && !fn(x, int(y), eq) {
 				return
 			}
 		}
 	}
+}
+
+// equalBitsGeneric sets bit k%64 of eq[k/64] where a[k] == b[k] (len(b) >=
+// len(a), len(eq)*64 >= len(a)), clears the others, and returns how many
+// are set. It does not branch on the values. equalBits is the entry point
+// (agree_*.go).
+func equalBitsGeneric(eq []uint64, a, b []uint32) int {
+	b = b[:len(a)]
+	n := 0
+	for w := range eq {
+		lo, hi := w*64, min(w*64+64, len(a))
+		var bitsW uint64
+		for k := lo; k < hi; k++ {
+			d := a[k] ^ b[k]
+			// 1 when d == 0: (d | -d) has its top bit set for d != 0.
+			bitsW |= (uint64((d|-d)>>31) ^ 1) << (k - lo)
+		}
+		eq[w] = bitsW
+		n += bits.OnesCount64(bitsW)
+	}
+	return n
+}
+
+// reportBandBits is ReportBand from the equality bits of the two
+// signatures (as equalBits sets them), for Bands <= 64 and Rows <= 64;
+// ok is false when p is outside that range.
+func (p Params) reportBandBits(eq, large []uint64) (band int, ok bool) {
+	r := p.Rows
+	if p.Bands > 64 || r > 64 || p.Bands < 1 || r < 1 || len(eq)*64 < p.Bands*r {
+		return 0, false
+	}
+	full := uint64(1)<<r - 1
+	if r == 64 {
+		full = ^uint64(0)
+	}
+	var agree uint64 // bit b: band b agrees
+	for b := range p.Bands {
+		k := b * r
+		v := eq[k/64] >> (k % 64)
+		if k%64+r > 64 {
+			v |= eq[k/64+1] << (64 - k%64)
+		}
+		// Branch-free: x is 0 when every row agrees.
+		x := v&full ^ full
+		agree |= ((x|-x)>>63 ^ 1) << b
+	}
+	if agree == 0 {
+		return -1, true
+	}
+	small := agree
+	if len(large) > 0 {
+		small &^= large[0]
+	}
+	if small != 0 {
+		return bits.TrailingZeros64(small), true
+	}
+	return bits.TrailingZeros64(agree), true
 }
 
 // BucketPartners returns the members a new document joins when it enters a
