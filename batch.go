@@ -334,8 +334,8 @@ type Stats struct {
 	Identical    int   // documents whose set equals an earlier document's
 
 	Params        lsh.Params
-	Candidates    int64 // candidate pairs among distinct sets
-	LargeBuckets  int64 // LSH buckets joined as a chain (see Options.MaxBucket)
+	Candidates    int64 // candidate pairs among distinct sets (in buckets over MaxBucket, those whose signatures agree enough)
+	LargeBuckets  int64 // LSH buckets over MaxBucket, compared by signature (see Options.MaxBucket)
 	LargestBucket int   // distinct sets in the largest LSH bucket
 	Verified      int   // candidates at or above the threshold
 

@@ -107,7 +107,7 @@ func TestAgreeingPairsKernels(t *testing.T) {
 	})
 }
 
-// TestReportBandBits: ReportBand from equality bits is ReportBand, and
+// TestReportBandBits: the report band from equality bits is ReportBand, and
 // equalBits counts what a plain loop counts.
 func TestReportBandBits(t *testing.T) { kernels(t, testReportBandBits) }
 
@@ -145,21 +145,25 @@ func testReportBandBits(t *testing.T) {
 					t.Fatalf("slots %d: bits past the end set", slots)
 				}
 				large := []uint64{rng.Uint64() & rng.Uint64()}
+				bb, ok := p.newBandBits(slots)
+				if !ok {
+					t.Fatalf("%v: newBandBits refused", p)
+				}
 				for _, l := range [][]uint64{nil, large} {
-					got, ok := p.reportBandBits(eq, l)
-					if !ok {
-						t.Fatalf("%v: reportBandBits refused", p)
-					}
+					got := bb.reportBand(eq, l)
 					if want := p.ReportBand(a, b, l); got != want {
-						t.Fatalf("%v slots %d: reportBandBits = %d, ReportBand = %d", p, slots, got, want)
+						t.Fatalf("%v slots %d: reportBand from bits = %d, ReportBand = %d", p, slots, got, want)
 					}
 					checked++
 				}
 			}
 		}
 	}
-	if _, ok := (Params{65, 1}).reportBandBits(make([]uint64, 2), nil); ok {
+	if _, ok := (Params{65, 1}).newBandBits(128); ok {
 		t.Error("65 bands accepted")
+	}
+	if _, ok := (Params{35, 3}).newBandBits(100); ok {
+		t.Error("105 slots of bands in 100 accepted")
 	}
 	t.Logf("%d checked", checked)
 }

@@ -283,10 +283,13 @@ func (d *Deferred) Pairs(p Params, minAgree, k int, sig func(i uint32) []uint32,
 		sigs = append(sigs, sig(id)...)
 	}
 	at := func(x int) []uint32 { return sigs[x*slots : (x+1)*slots] }
+	bb, fast := p.newBandBits(slots)
 	agreeingPairs(len(ids), minAgree, at, func(x, y int, eq []uint64) bool {
 		large := d.large[int(ids[x])*d.words : int(ids[x]+1)*d.words]
-		band, ok := p.reportBandBits(eq, large)
-		if !ok {
+		var band int
+		if fast {
+			band = bb.reportBand(eq, large)
+		} else {
 			band = p.ReportBand(at(x), at(y), large)
 		}
 		if band != b.band {
@@ -457,10 +460,13 @@ func (bw *bandWorker) agreeing(ids []uint32, band int) {
 	sig := func(x int) []uint32 { return sigs[x*slots : (x+1)*slots] }
 	var buf [4]uint64
 	k := 0
+	bb, fast := c.Params.newBandBits(slots)
 	agreeingPairs(len(ids), c.MinAgree, sig, func(x, y int, eq []uint64) bool {
 		large := bw.largeOf(buf[:0], ids[x])
-		got, ok := c.Params.reportBandBits(eq, large)
-		if !ok {
+		var got int
+		if fast {
+			got = bb.reportBand(eq, large)
+		} else {
 			got = c.Params.ReportBand(sig(x), sig(y), large)
 		}
 		if got == band {

@@ -192,40 +192,61 @@ func equalBitsGeneric(eq []uint64, a, b []uint32) int {
 	return n
 }
 
-// reportBandBits is ReportBand from the equality bits of the two
-// signatures (as equalBits sets them), for Bands <= 64 and Rows <= 64;
-// ok is false when p is outside that range.
-func (p Params) reportBandBits(eq, large []uint64) (band int, ok bool) {
-	r := p.Rows
-	if p.Bands > 64 || r > 64 || p.Bands < 1 || r < 1 || len(eq)*64 < p.Bands*r {
-		return 0, false
+// bandBits finds report bands from equality bits (see reportBand): the
+// bits of the first slot of each band, and the band of each such slot.
+type bandBits struct {
+	p      Params
+	starts []uint64 // bit b*Rows set for every band b
+	bandOf []uint8  // bandOf[b*Rows] = b
+}
+
+// newBandBits returns the bandBits of p for signatures of slots values,
+// or ok false when p has more than 64 bands or rows, or does not fit.
+func (p Params) newBandBits(slots int) (bb bandBits, ok bool) {
+	if p.Bands > 64 || p.Rows > 64 || p.Bands < 1 || p.Rows < 1 || p.Bands*p.Rows > slots {
+		return bandBits{}, false
 	}
-	full := uint64(1)<<r - 1
-	if r == 64 {
-		full = ^uint64(0)
-	}
-	var agree uint64 // bit b: band b agrees
+	words := (slots + 63) / 64
+	bb = bandBits{p: p, starts: make([]uint64, words), bandOf: make([]uint8, words*64)}
 	for b := range p.Bands {
-		k := b * r
-		v := eq[k/64] >> (k % 64)
-		if k%64+r > 64 {
-			v |= eq[k/64+1] << (64 - k%64)
+		k := b * p.Rows
+		bb.starts[k/64] |= 1 << (k % 64)
+		bb.bandOf[k] = uint8(b)
+	}
+	return bb, true
+}
+
+// reportBand is Params.ReportBand from the equality bits of the two
+// signatures (as equalBits sets them, len(eq) words for the slots
+// newBandBits was given). A band agrees when its Rows bits are all set:
+// the bits AND-ed with themselves shifted by 1..Rows-1 keep the first
+// slot of each run of Rows set bits, and the band starts among them are
+// visited in order.
+func (bb *bandBits) reportBand(eq, large []uint64) int {
+	r := bb.p.Rows
+	home := -1
+	for w := range bb.starts {
+		t := eq[w]
+		for i := 1; i < r; i++ {
+			v := t & (eq[w] >> i)
+			if w+1 < len(eq) {
+				v = t & (eq[w]>>i | eq[w+1]<<(64-i))
+			}
+			t = v
 		}
-		// Branch-free: x is 0 when every row agrees.
-		x := v&full ^ full
-		agree |= ((x|-x)>>63 ^ 1) << b
+		t &= bb.starts[w]
+		for t != 0 {
+			b := int(bb.bandOf[w*64+bits.TrailingZeros64(t)])
+			t &= t - 1
+			if home < 0 {
+				home = b
+			}
+			if len(large) == 0 || large[0]&(1<<b) == 0 {
+				return b
+			}
+		}
 	}
-	if agree == 0 {
-		return -1, true
-	}
-	small := agree
-	if len(large) > 0 {
-		small &^= large[0]
-	}
-	if small != 0 {
-		return bits.TrailingZeros64(small), true
-	}
-	return bits.TrailingZeros64(agree), true
+	return home
 }
 
 // BucketPartners returns the members a new document joins when it enters a
