@@ -10,7 +10,7 @@
 #   bench/run.sh 10000000   # 10M, in ten files; recall from a sample (bench/recall -sample)
 #   SAMPLE=100 bench/run.sh 1000000   # a sampled check at any size
 #   MEMORY_LIMIT=1GB bench/run.sh 1000000   # dedup --memory-limit (two passes)
-#   MAX_BUCKET=5000 bench/run.sh 10000000   # dedup --max-bucket (default 2000)
+#   MAX_BUCKET=5000 bench/run.sh 10000000   # dedup --max-bucket (default 2000; same pairs, other work)
 #
 # A second table gives each run's stages in seconds, from dedup --stats
 # (wall time of each stage; read+shingle overlaps the reading).
