@@ -7,7 +7,7 @@
 # when they are there. Prism is Beam's test runner: its times say nothing
 # of a cluster's, only the counters carry over.
 #
-#   bench/run-beam.sh                 # 10k, 20k and 40k documents (Prism keeps every collection in memory: about 2 GB per 10k documents here)
+#   bench/run-beam.sh                 # 10k, 20k and 40k documents (Prism keeps every collection in memory: about 2.2 GB per 10k documents here)
 #   bench/run-beam.sh 10000           # one size
 set -euo pipefail
 cd "$(dirname "$0")/.."
