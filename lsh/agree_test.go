@@ -167,3 +167,22 @@ func testReportBandBits(t *testing.T) {
 	}
 	t.Logf("%d checked", checked)
 }
+
+func ExampleAgreeingPairs() {
+	// A chained bucket of four members (8 slots each) in ascending order.
+	// Its chain gives (0,1), (1,2), (2,3); AgreeingPairs adds the other
+	// pairs whose signatures agree on at least 6 of the 8 values.
+	sigs := [][]uint32{
+		{1, 2, 3, 4, 5, 6, 7, 8},
+		{1, 2, 3, 9, 9, 9, 9, 9},
+		{1, 2, 3, 4, 5, 6, 0, 0}, // 6 with member 0
+		{1, 2, 3, 4, 5, 6, 7, 0}, // 7 with member 0; 3 with member 1
+	}
+	AgreeingPairs(len(sigs), 6, func(x int) []uint32 { return sigs[x] }, func(x, y int) bool {
+		fmt.Println(x, y)
+		return true
+	})
+	// Output:
+	// 0 2
+	// 0 3
+}

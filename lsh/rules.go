@@ -129,9 +129,9 @@ func BucketPairs(m, maxBucket int, fn func(x, y int) bool) {
 
 // AgreeingPairs calls fn(x, y), x+1 < y, for the pairs a chained bucket
 // (Chained) of m members contributes besides its chain when
-// Candidates.MinAgree is minAgree > 0: the members numbered as in
-// BucketPairs, sig(x) member x's whole signature (every one as long), and
-// the pairs those whose signatures agree on at least minAgree values. As
+// Candidates.MinAgree is minAgree > 0: the pairs whose signatures agree on
+// at least minAgree values. The members are numbered as in BucketPairs,
+// and sig(x) is member x's whole signature (all of the same length). As
 // for the chain's pairs, a caller keeps such a pair found in band j when
 // Params.ReportBand is j. It stops early when fn returns false.
 //
