@@ -273,26 +273,40 @@ func (d *Deferred) Members(k int) []uint32 { return d.buckets[k].ids }
 // and may be called for different buckets concurrently.
 func (d *Deferred) Pairs(p Params, minAgree, k int, sig func(i uint32) []uint32, fn func(x, y int) bool) {
 	b := d.buckets[k]
-	ids := b.ids
-	if len(ids) < 3 || minAgree <= 0 {
+	if len(b.ids) < 3 || minAgree <= 0 {
 		return
 	}
-	slots := len(sig(ids[0]))
-	sigs := make([]uint32, 0, len(ids)*slots)
+	sigs := appendSigs(nil, b.ids, sig)
+	large := func(i uint32) []uint64 { return d.large[int(i)*d.words : int(i+1)*d.words] }
+	p.agreeingKept(b.ids, b.band, minAgree, sigs, large, fn)
+}
+
+// appendSigs appends the signatures of ids, sig(i) each, to dst.
+func appendSigs(dst []uint32, ids []uint32, sig func(i uint32) []uint32) []uint32 {
 	for _, id := range ids {
-		sigs = append(sigs, sig(id)...)
+		dst = append(dst, sig(id)...)
 	}
+	return dst
+}
+
+// agreeingKept calls fn(x, y) for the pairs AgreeingPairs gives for the
+// chained bucket ids of band that Params.ReportBand keeps in that band.
+// sigs holds the members' signatures one after the other, all of the same
+// length, and large(i) is document i's chained-bucket bitset. The report
+// band comes from the pair's equality bits (bandBits) when p allows.
+func (p Params) agreeingKept(ids []uint32, band, minAgree int, sigs []uint32, large func(i uint32) []uint64, fn func(x, y int) bool) {
+	slots := len(sigs) / len(ids)
 	at := func(x int) []uint32 { return sigs[x*slots : (x+1)*slots] }
 	bb, fast := p.newBandBits(slots)
 	agreeingPairs(len(ids), minAgree, at, func(x, y int, eq []uint64) bool {
-		large := d.large[int(ids[x])*d.words : int(ids[x]+1)*d.words]
-		var band int
+		l := large(ids[x])
+		var got int
 		if fast {
-			band = bb.reportBand(eq, large)
+			got = bb.reportBand(eq, l)
 		} else {
-			band = p.ReportBand(at(x), at(y), large)
+			got = p.ReportBand(at(x), at(y), l)
 		}
-		if band != b.band {
+		if got != band {
 			return true
 		}
 		return fn(x, y)
@@ -452,26 +466,12 @@ func (bw *bandWorker) chained(i, j uint32, band int) {
 func (bw *bandWorker) agreeing(ids []uint32, band int) {
 	c := bw.c
 	slots := c.Slots
-	sigs := slices.Grow(bw.gather[:0], len(ids)*slots)
-	for _, id := range ids {
-		sigs = append(sigs, c.Sigs[int(id)*slots:int(id+1)*slots]...)
-	}
-	bw.gather = sigs
-	sig := func(x int) []uint32 { return sigs[x*slots : (x+1)*slots] }
+	bw.gather = appendSigs(bw.gather[:0], ids, func(i uint32) []uint32 { return c.Sigs[int(i)*slots : int(i+1)*slots] })
 	var buf [4]uint64
+	large := func(i uint32) []uint64 { return bw.largeOf(buf[:0], i) }
 	k := 0
-	bb, fast := c.Params.newBandBits(slots)
-	agreeingPairs(len(ids), c.MinAgree, sig, func(x, y int, eq []uint64) bool {
-		large := bw.largeOf(buf[:0], ids[x])
-		var got int
-		if fast {
-			got = bb.reportBand(eq, large)
-		} else {
-			got = c.Params.ReportBand(sig(x), sig(y), large)
-		}
-		if got == band {
-			bw.report(ids[x], ids[y])
-		}
+	c.Params.agreeingKept(ids, band, c.MinAgree, bw.gather, large, func(x, y int) bool {
+		bw.report(ids[x], ids[y])
 		if k++; k&1023 == 0 {
 			return !bw.stop.Load()
 		}
@@ -501,18 +501,6 @@ func agreeLow(a, b []uint64) int {
 		// High bit of each byte set where the byte of x is zero.
 		t := ^((x&lo7 + lo7) | x | lo7)
 		n += bits.OnesCount64(t)
-	}
-	return n
-}
-
-// countAgree returns the number of k with a[k] == b[k]; len(b) >= len(a).
-func countAgree(a, b []uint32) int {
-	b = b[:len(a)]
-	n := 0
-	for k := range a {
-		if a[k] == b[k] {
-			n++
-		}
 	}
 	return n
 }

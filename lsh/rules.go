@@ -228,11 +228,11 @@ func (bb *bandBits) reportBand(eq, large []uint64) int {
 	for w := range bb.starts {
 		t := eq[w]
 		for i := 1; i < r; i++ {
-			v := t & (eq[w] >> i)
+			s := eq[w] >> i
 			if w+1 < len(eq) {
-				v = t & (eq[w]>>i | eq[w+1]<<(64-i))
+				s |= eq[w+1] << (64 - i)
 			}
-			t = v
+			t &= s
 		}
 		t &= bb.starts[w]
 		for t != 0 {
