@@ -1,5 +1,14 @@
 package neardup
 
+import (
+	"math"
+	"runtime/debug"
+	"sync"
+	"unsafe"
+
+	"github.com/neardup/neardup/shingle"
+)
+
 // A sigArena holds the per-document signatures of a batch that keeps no
 // sets (VerifyEstimate and the two-pass mode) in one reserved range of
 // address space, document d at u32[d*slots:(d+1)*slots]. Workers write
@@ -12,13 +21,21 @@ package neardup
 //
 // The arena must stay reachable while anything reads u32: the views keep
 // it.
+//
+// The arena is memory the Go runtime does not count: the bytes it holds
+// (from the first handed out to the last not released, in whole pages)
+// are taken off the runtime's soft memory limit while it holds them
+// (offHeap), so that a limit set for the process (dedup --memory-limit)
+// bounds the heap and the arenas together.
 type sigArena struct {
 	u32   []uint32
 	slots int
+	held  *arenaHeld
 }
 
 // chunk returns the zero-length slice with room for the signatures of n
-// documents from start on, or nil if the arena is too small for them.
+// documents from start on, or nil if the arena is too small for them. It
+// may be called concurrently for disjoint ranges.
 func (a *sigArena) chunk(start, n int) []uint32 {
 	if a == nil {
 		return nil
@@ -27,7 +44,104 @@ func (a *sigArena) chunk(start, n int) []uint32 {
 	if hi > len(a.u32) {
 		return nil
 	}
+	a.held.reach(int64(hi) * 4)
 	return a.u32[lo:lo:hi]
+}
+
+// bitmaps is chunk for an arena of shingle.Bitmap values (slots
+// bitmapSlots): room for those of n documents from start on, zero, or nil.
+func (a *sigArena) bitmaps(start, n int) []shingle.Bitmap {
+	s := a.chunk(start, n)
+	if s == nil || n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*shingle.Bitmap)(unsafe.Pointer(unsafe.SliceData(s[:n*bitmapSlots]))), n)
+}
+
+// arenaPage is the unit release gives back.
+const arenaPage = 1 << 12
+
+// bitmapSlots is the number of uint32 values of a shingle.Bitmap: an arena
+// created with it holds bitmaps.
+const bitmapSlots = int(unsafe.Sizeof(shingle.Bitmap{}) / 4)
+
+// arenaHeld counts the bytes an arena holds: reach moves the high-water
+// mark up, release (through add) takes whole pages off. Each change is
+// passed on to offHeap.
+type arenaHeld struct {
+	mu     sync.Mutex
+	high   int64 // bytes from the start of the arena ever handed out
+	bytes  int64 // of those, not released
+	closed bool
+}
+
+func (h *arenaHeld) reach(to int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if to <= h.high || h.closed {
+		return
+	}
+	d := to - h.high
+	h.high, h.bytes = to, h.bytes+d
+	offHeap.add(d)
+}
+
+func (h *arenaHeld) add(d int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
+	d = max(d, -h.bytes)
+	if d < 0 && h.bytes+d < 4*arenaPage {
+		// What is left are partial pages at the edges of released
+		// ranges: not worth a lowered limit until the arena is unmapped.
+		d = -h.bytes
+	}
+	h.bytes += d
+	offHeap.add(d)
+}
+
+// drop gives back whatever the arena still held (it is unmapped).
+func (h *arenaHeld) drop() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.closed {
+		offHeap.add(-h.bytes)
+		h.bytes, h.closed = 0, true
+	}
+}
+
+// offHeap holds the bytes all arenas hold, and the runtime's soft memory
+// limit as it was when they went from none to some: while they hold n
+// bytes the limit is that one minus n (at least a quarter of it), and it
+// is put back when they hold none again. With no limit set
+// (math.MaxInt64, the default) nothing changes.
+var offHeap offHeapLimit
+
+type offHeapLimit struct {
+	mu          sync.Mutex
+	bytes, base int64
+}
+
+// add changes the bytes the arenas hold by d and sets the limit for them.
+func (o *offHeapLimit) add(d int64) {
+	if d == 0 {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.bytes == 0 {
+		o.base = debug.SetMemoryLimit(-1)
+	}
+	o.bytes = max(o.bytes+d, 0)
+	switch {
+	case o.base == math.MaxInt64:
+	case o.bytes == 0:
+		debug.SetMemoryLimit(o.base)
+	default:
+		debug.SetMemoryLimit(max(o.base-o.bytes, o.base/4))
+	}
 }
 
 // compact moves the signature of document uniq[u] to position u, for each

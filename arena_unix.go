@@ -21,15 +21,24 @@ func newSigArena(slots int) *sigArena {
 	if err != nil {
 		return nil
 	}
-	a := &sigArena{u32: unsafe.Slice((*uint32)(unsafe.Pointer(&mem[0])), len(mem)/4), slots: slots}
-	runtime.AddCleanup(a, func(m []byte) { syscall.Munmap(m) }, mem)
+	a := &sigArena{u32: unsafe.Slice((*uint32)(unsafe.Pointer(&mem[0])), len(mem)/4), slots: slots, held: new(arenaHeld)}
+	runtime.AddCleanup(a, func(c arenaCleanup) {
+		syscall.Munmap(c.mem)
+		c.held.drop()
+	}, arenaCleanup{mem, a.held})
 	return a
+}
+
+// arenaCleanup is what an unreachable arena's cleanup needs.
+type arenaCleanup struct {
+	mem  []byte
+	held *arenaHeld
 }
 
 // release returns the memory of the arena's values [from, to) to the
 // system (the whole pages among them); they read as zero afterwards.
 func (a *sigArena) release(from, to int) {
-	const page = 1 << 12
+	const page = arenaPage
 	lo := (uintptr(from)*4 + page - 1) &^ (page - 1)
 	hi := uintptr(to) * 4 &^ (page - 1)
 	if lo >= hi {
@@ -37,4 +46,5 @@ func (a *sigArena) release(from, to int) {
 	}
 	base := uintptr(unsafe.Pointer(&a.u32[0]))
 	syscall.Syscall(syscall.SYS_MADVISE, base+lo, hi-lo, syscall.MADV_DONTNEED)
+	a.held.add(-int64(hi - lo))
 }

@@ -169,6 +169,38 @@ func TestTwoPassWithoutArena(t *testing.T) {
 	}
 }
 
+// TestTwoPassBitmaps: in two passes the pre-filter also tests the sets'
+// bitmaps (shingle.MaxIntersection) and holds fewer pairs, with the same
+// results as without that test and as one pass: a bound that rejected a
+// pair reaching the threshold would lose it here.
+func TestTwoPassBitmaps(t *testing.T) {
+	defer func(saved bool) { useSetBitmaps = saved }(useSetBitmaps)
+	docs := corpusDocs(t, 3000, 60, 23)
+	for name, o := range map[string]Options{
+		"defaults":    {},
+		"t0.3":        {Params: Params{Threshold: 0.3}},
+		"char5-t0.7":  {Params: Params{Shingle: shingle.Options{Mode: shingle.Char, N: 5}, Threshold: 0.7}},
+		"maxbucket-4": {MaxBucket: 4},
+	} {
+		_, one := runBatch(t, o, docs)
+		o.Reread = &sliceReread{docs: docs, extra: -1}
+		useSetBitmaps = false
+		_, without := runBatch(t, o, docs)
+		useSetBitmaps = true
+		o.Reread = &sliceReread{docs: docs, extra: -1}
+		_, with := runBatch(t, o, docs)
+		if len(one.Pairs) == 0 {
+			t.Fatalf("%s: no pairs: the comparison shows nothing", name)
+		}
+		if !reflect.DeepEqual(one.Pairs, with.Pairs) || !reflect.DeepEqual(without.Pairs, with.Pairs) || !reflect.DeepEqual(one.Clusters, with.Clusters) {
+			t.Errorf("%s: %d pairs in one pass, %d in two without bitmaps, %d with, or other clusters", name, len(one.Pairs), len(without.Pairs), len(with.Pairs))
+		}
+		if with.Stats.Held >= without.Stats.Held || with.Stats.Held < int64(with.Stats.Verified) && with.Stats.LargeBuckets == 0 {
+			t.Errorf("%s: held %d pairs with bitmaps, %d without (%d verified): want fewer with, and no fewer than verified", name, with.Stats.Held, without.Stats.Held, with.Stats.Verified)
+		}
+	}
+}
+
 // TestTwoPassOnlyWhereItApplies: estimate verification, idf weights and the
 // edit refinement need every set or none, so they run in one pass.
 func TestTwoPassOnlyWhereItApplies(t *testing.T) {

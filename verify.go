@@ -138,6 +138,17 @@ func (v *Verifier) LengthOK(a, b *Sketch) bool {
 	return min(x, y) >= v.t*max(x, y)
 }
 
+// bitmaps reports whether Confirm computes the exact, unweighted Jaccard,
+// which shingle.MaxIntersection of the sets' bitmaps bounds: a pair whose
+// bound is below shingle.MinOverlap cannot reach the threshold.
+func (v *Verifier) bitmaps() bool { return v.mode == VerifyExact && !v.weighted }
+
+// bitmapOK reports whether a pair whose sets have bitmaps ba and bb may
+// reach the threshold (see bitmaps): false only when it cannot.
+func (v *Verifier) bitmapOK(a, b *Sketch, ba, bb *shingle.Bitmap) bool {
+	return shingle.MaxIntersection(ba, bb, a.Size, b.Size) >= shingle.MinOverlap(a.Size, b.Size, v.t)
+}
+
 // Confirm returns the similarity of a pair that passed Prefilter and
 // whether it reaches the threshold: the exact Jaccard of the sets
 // (shingle.JaccardAtLeast, which gives up early: the value is 0 when ok is

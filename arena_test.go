@@ -1,0 +1,70 @@
+package neardup
+
+import (
+	"math"
+	"runtime/debug"
+	"testing"
+)
+
+// TestArenaMemoryLimit: while an arena holds memory, the runtime's soft
+// memory limit is lowered by it (the runtime does not count the arena), and
+// it comes back as the arena releases it; with no limit set nothing changes.
+func TestArenaMemoryLimit(t *testing.T) {
+	a := newSigArena(32)
+	if a == nil {
+		t.Skip("no arena on this system")
+	}
+	const limit = 8 << 30
+	prev := debug.SetMemoryLimit(limit)
+	defer debug.SetMemoryLimit(prev)
+	if got := a.chunk(0, 1000); got == nil {
+		t.Fatal("chunk refused")
+	}
+	held := int64(1000 * 32 * 4)
+	if got := debug.SetMemoryLimit(-1); got != limit-held {
+		t.Fatalf("limit %d with %d bytes in the arena, want %d", got, held, limit-held)
+	}
+	a.chunk(500, 200) // below the high-water mark: nothing more
+	if got := debug.SetMemoryLimit(-1); got != limit-held {
+		t.Fatalf("limit %d after a chunk already counted, want %d", got, limit-held)
+	}
+	a.release(0, 1000*32/2)
+	half := limit - held + 1000*32*4/2/4096*4096 // whole pages only
+	if got := debug.SetMemoryLimit(-1); got != half {
+		t.Fatalf("limit %d after releasing half, want %d", got, half)
+	}
+	a.release(1000*32/2, 1000*32)
+	if got := debug.SetMemoryLimit(-1); got != limit {
+		t.Fatalf("limit %d after releasing all, want %d back", got, limit)
+	}
+	// No limit: nothing changes.
+	debug.SetMemoryLimit(math.MaxInt64)
+	b := newSigArena(32)
+	b.chunk(0, 1000)
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Fatalf("limit %d with none set", got)
+	}
+	b.release(0, 1000*32)
+}
+
+// TestArenaBitmaps: an arena of bitmaps hands out zeroed, distinct ranges,
+// and compact moves the distinct sets' bitmaps to the front.
+func TestArenaBitmaps(t *testing.T) {
+	a := newSigArena(bitmapSlots)
+	if a == nil {
+		t.Skip("no arena on this system")
+	}
+	x, y := a.bitmaps(0, 3), a.bitmaps(3, 2)
+	if len(x) != 3 || len(y) != 2 {
+		t.Fatalf("lengths %d and %d", len(x), len(y))
+	}
+	for i := range x {
+		x[i][i] = uint64(i + 1)
+	}
+	y[0][15], y[1][7] = 40, 50
+	a.compact([]uint32{0, 2, 4}, 5)
+	got := a.bitmaps(0, 3)
+	if got[0][0] != 1 || got[1][2] != 3 || got[2][7] != 50 || got[2][15] != 0 {
+		t.Fatalf("compacted bitmaps wrong: %v", got)
+	}
+}

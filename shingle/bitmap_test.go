@@ -1,0 +1,182 @@
+package shingle
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// bitmapPair returns two sets with about `common` shared elements and
+// sizes na, nb (random 64-bit values: the bits are the top 10).
+func bitmapPair(r *rand.Rand, na, nb, common int) (a, b []uint64) {
+	seen := map[uint64]bool{}
+	fresh := func() uint64 {
+		for {
+			x := r.Uint64()
+			if !seen[x] {
+				seen[x] = true
+				return x
+			}
+		}
+	}
+	common = min(common, na, nb)
+	for range common {
+		x := fresh()
+		a, b = append(a, x), append(b, x)
+	}
+	for len(a) < na {
+		a = append(a, fresh())
+	}
+	for len(b) < nb {
+		b = append(b, fresh())
+	}
+	return a, b
+}
+
+// TestMaxIntersectionBound checks that the bound is never below the exact
+// intersection (a bound below it would reject true pairs), on sets from
+// empty to larger than the bitmap, with every overlap.
+func TestMaxIntersectionBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	tight := 0
+	for range 20000 {
+		na, nb := r.IntN(1500), r.IntN(1500)
+		if r.IntN(4) == 0 {
+			na, nb = r.IntN(40), r.IntN(40)
+		}
+		a, b := bitmapPair(r, na, nb, r.IntN(min(na, nb)+1))
+		var ba, bb Bitmap
+		ba.Add(a)
+		bb.Add(b)
+		exact := bruteIntersection(a, b)
+		got := MaxIntersection(&ba, &bb, na, nb)
+		if got < exact {
+			t.Fatalf("MaxIntersection = %d < |A ∩ B| = %d (sizes %d, %d)", got, exact, na, nb)
+		}
+		if got > min(na, nb) {
+			t.Fatalf("MaxIntersection = %d > min size (sizes %d, %d)", got, na, nb)
+		}
+		if got == exact {
+			tight++
+		}
+	}
+	if tight == 0 {
+		t.Fatal("the bound was never exact")
+	}
+}
+
+// TestMaxIntersectionExact gives sets whose elements all have distinct top
+// 10 bits: the bitmaps are then the sets themselves and the bound is the
+// intersection. A bound computed from the wrong bits, or halved wrongly,
+// differs here.
+func TestMaxIntersectionExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		perm := r.Perm(BitmapBits)
+		elem := func(k int) uint64 { return uint64(perm[k])<<54 | r.Uint64()>>10 }
+		na, nb := r.IntN(300), r.IntN(300)
+		common := r.IntN(min(na, nb) + 1)
+		var a, b []uint64
+		k := 0
+		for range common {
+			x := elem(k)
+			k++
+			a, b = append(a, x), append(b, x)
+		}
+		for len(a) < na {
+			a = append(a, elem(k))
+			k++
+		}
+		for len(b) < nb {
+			b = append(b, elem(k))
+			k++
+		}
+		var ba, bb Bitmap
+		ba.Add(a)
+		bb.Add(b)
+		if got := MaxIntersection(&ba, &bb, na, nb); got != common {
+			t.Fatalf("MaxIntersection = %d, want %d (sizes %d, %d)", got, common, na, nb)
+		}
+	}
+}
+
+// TestMaxIntersectionRejects checks that the bound is useful where it is
+// used: pairs of 150-element sets sharing a third of their elements
+// (Jaccard 0.2) are rejected at t = 0.5 nearly always.
+func TestMaxIntersectionRejects(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	rejected := 0
+	const n = 1000
+	for range n {
+		a, b := bitmapPair(r, 150, 150, 50)
+		var ba, bb Bitmap
+		ba.Add(a)
+		bb.Add(b)
+		if MaxIntersection(&ba, &bb, 150, 150) < MinOverlap(150, 150, 0.5) {
+			rejected++
+		}
+	}
+	if rejected < n*99/100 {
+		t.Fatalf("rejected %d of %d pairs at Jaccard 0.2, want at least 99%%", rejected, n)
+	}
+}
+
+func BenchmarkMaxIntersection(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8))
+	x, y := bitmapPair(r, 250, 250, 100)
+	var bx, by Bitmap
+	bx.Add(x)
+	by.Add(y)
+	s := 0
+	for b.Loop() {
+		s += MaxIntersection(&bx, &by, 250, 250)
+	}
+	_ = s
+}
+
+func ExampleMaxIntersection() {
+	a := []uint64{1 << 54, 2 << 54, 3 << 54, 4 << 54}
+	b := []uint64{3 << 54, 4 << 54, 5 << 54, 6 << 54}
+	var ba, bb Bitmap
+	ba.Add(a)
+	bb.Add(b)
+	// The bound is exact here (no two elements share a bit): 2 in common.
+	fmt.Println(MaxIntersection(&ba, &bb, len(a), len(b)))
+	// Output: 2
+}
+
+func BenchmarkBitmapAdd(b *testing.B) {
+	r := rand.New(rand.NewPCG(9, 10))
+	set := randSetIn(r, 250, ^uint64(0))
+	var bm Bitmap
+	for b.Loop() {
+		bm = Bitmap{}
+		bm.Add(set)
+	}
+	_ = bm
+}
+
+// TestBitmapAddOrder checks that Add gives the same bitmap in any order and
+// in pieces: the bit of every element set, no other.
+func TestBitmapAddOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 500 {
+		set := randSetIn(r, r.IntN(2000), ^uint64(0)>>uint(r.IntN(20)))
+		var want Bitmap
+		for _, x := range set {
+			want[x>>54/64] |= 1 << (x >> 54 % 64)
+		}
+		var sorted, shuffled, pieces Bitmap
+		sorted.Add(set)
+		mixed := slices.Clone(set)
+		r.Shuffle(len(mixed), func(i, j int) { mixed[i], mixed[j] = mixed[j], mixed[i] })
+		shuffled.Add(mixed)
+		cut := r.IntN(len(set) + 1)
+		pieces.Add(set[cut:])
+		pieces.Add(set[:cut])
+		if sorted != want || shuffled != want || pieces != want {
+			t.Fatalf("Add: sorted %v, shuffled %v, in pieces %v; want %v", sorted == want, shuffled == want, pieces == want, want)
+		}
+	}
+}
