@@ -163,3 +163,14 @@ func (a *sigArena) compact(uniq []uint32, docs int) []uint32 {
 // useSigArena lets tests run the batch without an arena (the copy path of
 // systems that refuse the reservation).
 var useSigArena = true
+
+// returnFreed collects garbage and returns the freed memory to the system
+// now (debug.FreeOSMemory) when a soft memory limit is set: before a large
+// allocation at a point where most of the heap has just become garbage, so
+// that the new pages do not come on top of freed ones not yet returned.
+// Without a limit the runtime is left to itself.
+func returnFreed() {
+	if debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		debug.FreeOSMemory()
+	}
+}
