@@ -724,3 +724,73 @@ func FuzzParamsDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestVerifierMinOverlapTable: the Verifier's table of shingle.MinOverlap
+// by size sum gives MinOverlap's own answer for every pair of sizes, at
+// thresholds from 0.05 to 1, in the table and past it.
+func TestVerifierMinOverlapTable(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for _, th := range []float64{0.05, 0.3, 1.0 / 3, 0.5, 0.7, 0.85, 0.99, 1} {
+		v, err := NewVerifier(Params{Threshold: th}, VerifyExact)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(v.need) != needSums {
+			t.Fatalf("t=%v: no table", th)
+		}
+		check := func(na, nb int) {
+			if got, want := v.minOverlap(na, nb), shingle.MinOverlap(na, nb, th); got != want {
+				t.Fatalf("t=%v: minOverlap(%d, %d) = %d, want %d", th, na, nb, got, want)
+			}
+		}
+		for na := range 300 {
+			for nb := range 300 {
+				check(na, nb)
+			}
+		}
+		for range 20000 {
+			check(r.IntN(2*needSums), r.IntN(2*needSums))
+		}
+	}
+	if v, _ := NewVerifier(Params{Threshold: 0.5}, VerifyEstimate); v.need != nil {
+		t.Error("a table under VerifyEstimate, which has no bitmaps")
+	}
+}
+
+// BenchmarkBitmapOK is the bitmap test of a pair as the pre-filter runs it:
+// shingle.MaxIntersection and the overlap the threshold needs, from the
+// Verifier's table or from shingle.MinOverlap's loop.
+func BenchmarkBitmapOK(b *testing.B) {
+	v, err := NewVerifier(Params{Threshold: 0.5}, VerifyExact)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(33, 34))
+	var bits [64]shingle.Bitmap
+	var sk [64]Sketch
+	for i := range bits {
+		set := make([]uint64, 150+r.IntN(200))
+		for k := range set {
+			set[k] = r.Uint64()
+		}
+		bits[i].Add(set)
+		sk[i].Size = len(set)
+	}
+	loop := *v
+	loop.need = nil // shingle.MinOverlap for every pair
+	for _, c := range []struct {
+		name string
+		v    *Verifier
+	}{{"table", v}, {"loop", &loop}} {
+		b.Run(c.name, func(b *testing.B) {
+			n := 0
+			for i := 0; b.Loop(); i++ {
+				x, y := i%64, (i*7+3)%64
+				if c.v.bitmapOK(&sk[x], &sk[y], &bits[x], &bits[y]) {
+					n++
+				}
+			}
+			_ = n
+		})
+	}
+}

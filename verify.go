@@ -24,7 +24,14 @@ type Verifier struct {
 	weighted bool
 	slots    int
 	minAgree float64 // signature pre-filter: least agreement (a fraction) a pair at t shows
+	// need[n] is shingle.MinOverlap(n/2, n-n/2, t) for the size sums n
+	// of most pairs (bitmaps only): see minOverlap.
+	need []int32
 }
+
+// needSums is the size sums whose shingle.MinOverlap the Verifier keeps
+// (16 KB): pairs of sets up to about 2,000 shingles each.
+const needSums = 4096
 
 // NewVerifier returns the Verifier for sketches made under p (resolved
 // first) and checked by mode, or an error wrapping ErrOptions (also when
@@ -35,13 +42,36 @@ func NewVerifier(p Params, mode Verify) (*Verifier, error) {
 		return nil, err
 	}
 	p = o.Params
-	return &Verifier{
+	v := &Verifier{
 		t:        p.Threshold,
 		mode:     mode,
 		weighted: p.Weight == WeightIDF,
 		slots:    p.Slots,
 		minAgree: float64(minAgreement(p.Slots, p.Threshold, PrefilterMiss)) / float64(p.Slots),
-	}, nil
+	}
+	if v.bitmaps() {
+		v.need = make([]int32, needSums)
+		for n := range v.need {
+			v.need[n] = int32(shingle.MinOverlap(n/2, n-n/2, v.t))
+		}
+	}
+	return v, nil
+}
+
+// minOverlap is shingle.MinOverlap(na, nb, t), from the table when it
+// holds na+nb and the answer is at most min(na, nb). MinOverlap's search
+// depends on the sum alone until it passes min(na, nb) (its start and the
+// test o/(na+nb-o) >= t do), so an entry computed with the smaller side
+// n/2 is every pair's answer with that sum when it is at most the pair's
+// smaller side. Otherwise (no overlap reaches t: pairs the length filter
+// rejects) MinOverlap itself answers.
+func (v *Verifier) minOverlap(na, nb int) int {
+	if n := na + nb; n >= 0 && n < len(v.need) {
+		if o := int(v.need[n]); o <= min(na, nb) {
+			return o
+		}
+	}
+	return shingle.MinOverlap(na, nb, v.t)
 }
 
 // Threshold returns the threshold t.
@@ -146,7 +176,7 @@ func (v *Verifier) bitmaps() bool { return v.mode == VerifyExact && !v.weighted 
 // bitmapOK reports whether a pair whose sets have bitmaps ba and bb may
 // reach the threshold (see bitmaps): false only when it cannot.
 func (v *Verifier) bitmapOK(a, b *Sketch, ba, bb *shingle.Bitmap) bool {
-	return shingle.MaxIntersection(ba, bb, a.Size, b.Size) >= shingle.MinOverlap(a.Size, b.Size, v.t)
+	return shingle.MaxIntersection(ba, bb, a.Size, b.Size) >= v.minOverlap(a.Size, b.Size)
 }
 
 // Confirm returns the similarity of a pair that passed Prefilter and
