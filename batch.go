@@ -193,7 +193,7 @@ func (b *Batch) flush() {
 	if b.work == nil {
 		if useSigArena && (b.o.Verify == VerifyEstimate || b.o.twoPass()) {
 			b.arena = newSigArena(b.o.Slots)
-			if b.o.twoPass() && useSetBitmaps && b.ver.bitmaps() {
+			if b.setBitmaps() {
 				b.bitArena = newSigArena(bitmapSlots)
 			}
 		}
@@ -246,7 +246,7 @@ func (b *Batch) shingleWorker() {
 		c.fps = make([]uint64, n)
 		if twoPass {
 			c.fps2 = make([]uint64, n)
-			if useSetBitmaps && b.ver.bitmaps() {
+			if b.setBitmaps() {
 				if c.bits = b.bitArena.bitmaps(c.start, n); c.bits != nil {
 					c.bitsInArena = true
 				} else {
@@ -717,6 +717,24 @@ func (v *views) same(e, d uint32) bool {
 	return true
 }
 
+// eachDistinct calls fn(i, u) for each document c.start+i of chunk c that
+// is the earliest of its distinct set u.
+func (v *views) eachDistinct(c *chunk, fn func(i int, u int32)) {
+	for i := range c.counts {
+		d := c.start + i
+		if u := v.uniqOf[d]; u >= 0 && v.uniq[u] == uint32(d) {
+			fn(i, u)
+		}
+	}
+}
+
+// setBitmaps reports whether the shingling workers make each set's
+// shingle.Bitmap for the pre-filter: in two passes under exact,
+// unweighted verification.
+func (b *Batch) setBitmaps() bool {
+	return b.o.twoPass() && useSetBitmaps && b.ver.bitmaps()
+}
+
 // sign computes the signatures of the distinct sets, back to back, and
 // under WeightIDF their weights.
 func (b *Batch) sign(v *views) {
@@ -724,7 +742,7 @@ func (b *Batch) sign(v *views) {
 	k := o.Slots
 	nu := len(v.uniq)
 	b.setStage("sign", int64(nu))
-	if o.twoPass() && useSetBitmaps && b.ver.bitmaps() {
+	if b.setBitmaps() {
 		// The shingling workers made them, one a document, while each
 		// set was in cache: in two passes the pre-filter's bitmap test
 		// keeps the pairs it rejects from being held and their sets from
@@ -739,12 +757,7 @@ func (b *Batch) sign(v *views) {
 		} else {
 			v.bits = make([]shingle.Bitmap, nu)
 			for _, c := range b.chunks {
-				for i := range c.bits {
-					d := c.start + i
-					if u := v.uniqOf[d]; u >= 0 && v.uniq[u] == uint32(d) {
-						v.bits[u] = c.bits[i]
-					}
-				}
+				v.eachDistinct(c, func(i int, u int32) { v.bits[u] = c.bits[i] })
 				c.bits = nil
 			}
 		}
@@ -763,12 +776,7 @@ func (b *Batch) sign(v *views) {
 	switch {
 	case o.Verify == VerifyEstimate || o.twoPass():
 		for _, c := range b.chunks {
-			for i := range c.counts {
-				d := c.start + i
-				if u := v.uniqOf[d]; u >= 0 && v.uniq[u] == uint32(d) {
-					copy(v.sigs[int(u)*k:], c.sigs[i*k:(i+1)*k])
-				}
-			}
+			v.eachDistinct(c, func(i int, u int32) { copy(v.sigs[int(u)*k:], c.sigs[i*k:(i+1)*k]) })
 			c.sigs = nil
 		}
 	case o.Weight == WeightIDF:
