@@ -4,6 +4,7 @@ package lsh
 
 import (
 	"math/bits"
+	"slices"
 	"unsafe"
 
 	"golang.org/x/sys/cpu"
@@ -19,29 +20,34 @@ var useAVX512 = haveAVX512
 
 // agreeRowsAVX512 compares a (chunks*8 words) with n rows of as many words
 // from rows on, and writes to out the index (0-based from rows) of every
-// row with at least need equal bytes; it returns how many it wrote. out
-// has room for n.
+// row with at least need equal bytes, and to masks the chunks words of
+// that row's byte-equality bits (bit k%64 of word k/64 set where byte k
+// is equal); it returns how many rows it wrote. out has room for n
+// indexes and masks for n*chunks words.
 //
 //go:noescape
-func agreeRowsAVX512(a, rows *uint64, chunks, n, need int, out *int32) int
+func agreeRowsAVX512(a, rows *uint64, chunks, n, need int, out *int32, masks *uint64) int
 
 // agreeRows appends to dst the y in [lo, hi) whose packed row
-// low[y*words:(y+1)*words] has at least need bytes equal to a's (agreeLow),
-// with the AVX-512 kernel when the rows are whole 64-byte chunks.
-func agreeRows(dst []int32, a, low []uint64, words, lo, hi, need int) []int32 {
+// low[y*words:(y+1)*words] has at least need bytes equal to a's
+// (agreeLow), and to masks their byte-equality bits (lowMasks), with the
+// AVX-512 kernel when the rows are whole 64-byte chunks.
+func agreeRows(dst []int32, masks []uint64, a, low []uint64, words, lo, hi, need int) ([]int32, []uint64) {
 	if !useAVX512 || words%8 != 0 || hi <= lo {
-		return agreeRowsGeneric(dst, a, low, words, lo, hi, need)
+		return agreeRowsGeneric(dst, masks, a, low, words, lo, hi, need)
 	}
 	_ = low[hi*words-1]
 	_ = a[words-1]
-	n := len(dst)
-	dst = append(dst, make([]int32, hi-lo)...)
-	k := agreeRowsAVX512(&a[0], &low[lo*words], words/8, hi-lo, need, &dst[n])
-	dst = dst[:n+k]
+	chunks := words / 8
+	n, nm := len(dst), len(masks)
+	dst = slices.Grow(dst, hi-lo)[:n+hi-lo]
+	masks = slices.Grow(masks, (hi-lo)*chunks)[:nm+(hi-lo)*chunks]
+	k := agreeRowsAVX512(&a[0], &low[lo*words], chunks, hi-lo, need, &dst[n], &masks[nm])
+	dst, masks = dst[:n+k], masks[:nm+k*chunks]
 	for i := n; i < len(dst); i++ {
 		dst[i] += int32(lo)
 	}
-	return dst
+	return dst, masks
 }
 
 // equalMasksAVX512 stores to out[g] the 16-bit mask of the lanes where

@@ -2,18 +2,21 @@
 
 #include "textflag.h"
 
-// func agreeRowsAVX512(a, rows *uint64, chunks, n, need int, out *int32) int
+// func agreeRowsAVX512(a, rows *uint64, chunks, n, need int, out *int32, masks *uint64) int
 //
 // For each of n rows of chunks 64-byte chunks: the bytes equal to a's,
 // counted with VPCMPEQB into a mask and POPCNT; rows with at least need
-// are written to out by index.
-TEXT ·agreeRowsAVX512(SB), NOSPLIT, $0-56
+// are written to out by index, and their chunks masks to masks (each
+// row's masks are stored at the next free place and kept only when the
+// row passes).
+TEXT ·agreeRowsAVX512(SB), NOSPLIT, $0-64
 	MOVQ a+0(FP), SI
 	MOVQ rows+8(FP), DI
 	MOVQ chunks+16(FP), R8
 	MOVQ n+24(FP), CX
 	MOVQ need+32(FP), R9
 	MOVQ out+40(FP), R10
+	MOVQ masks+48(FP), R14
 	XORQ R11, R11 // row index
 	XORQ AX, AX   // rows written
 	TESTQ CX, CX
@@ -23,11 +26,14 @@ row:
 	XORQ DX, DX   // equal bytes
 	XORQ R12, R12 // byte offset in the row
 	MOVQ R8, R13  // chunks left
+	MOVQ R14, R15 // where this row's masks go
 
 chunk:
 	VMOVDQU64 (SI)(R12*1), Z0
 	VPCMPEQB  (DI)(R12*1), Z0, K1
 	KMOVQ     K1, BX
+	MOVQ      BX, (R15)
+	ADDQ      $8, R15
 	POPCNTQ   BX, BX
 	ADDQ      BX, DX
 	ADDQ      $64, R12
@@ -38,6 +44,7 @@ chunk:
 	JL   next
 	MOVL R11, (R10)(AX*4)
 	INCQ AX
+	MOVQ R15, R14 // keep the masks
 
 next:
 	ADDQ R12, DI
@@ -47,7 +54,7 @@ next:
 
 done:
 	VZEROUPPER
-	MOVQ AX, ret+48(FP)
+	MOVQ AX, ret+56(FP)
 	RET
 
 // func equalMasksAVX512(a, b *uint32, groups int, out *uint16)

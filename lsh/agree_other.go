@@ -3,8 +3,8 @@
 package lsh
 
 // agreeRows is agreeRowsGeneric: no vector kernel in this build.
-func agreeRows(dst []int32, a, low []uint64, words, lo, hi, need int) []int32 {
-	return agreeRowsGeneric(dst, a, low, words, lo, hi, need)
+func agreeRows(dst []int32, masks []uint64, a, low []uint64, words, lo, hi, need int) ([]int32, []uint64) {
+	return agreeRowsGeneric(dst, masks, a, low, words, lo, hi, need)
 }
 
 // haveAVX512 and useAVX512 are false: no vector kernel in this build.

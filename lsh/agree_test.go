@@ -55,15 +55,28 @@ func TestAgreeRows(t *testing.T) {
 				hi := lo + rng.IntN(m-lo+1)
 				for _, need := range []int{0, 1, counts[0], counts[m-1], counts[m/2] + 1, 8 * words, 8*words + 1} {
 					var want []int32
+					wantMasks := []uint64{42}
+					mw := (words + 7) / 8
 					for y := lo; y < hi; y++ {
 						if counts[y] >= need {
 							want = append(want, int32(y))
+							// The byte-equality bits, a byte at a time.
+							ms := make([]uint64, mw)
+							for k := range ab {
+								if byte(low[y*words+k/8]>>(8*(k%8))) == ab[k] {
+									ms[k/64] |= 1 << (k % 64)
+								}
+							}
+							wantMasks = append(wantMasks, ms...)
 						}
 					}
 					prefix := []int32{-7}
-					got := agreeRows(slices.Clone(prefix), a, low, words, lo, hi, need)
+					got, masks := agreeRows(slices.Clone(prefix), []uint64{42}, a, low, words, lo, hi, need)
 					if got[0] != -7 || !slices.Equal(got[1:], want) {
 						t.Fatalf("words %d, rows [%d, %d) of %d, need %d: got %v, want %v", words, lo, hi, m, need, got, want)
+					}
+					if !slices.Equal(masks, wantMasks) {
+						t.Fatalf("words %d, rows [%d, %d) of %d, need %d: masks %x, want %x", words, lo, hi, m, need, masks, wantMasks)
 					}
 				}
 			}
@@ -185,4 +198,67 @@ func ExampleAgreeingPairs() {
 	// Output:
 	// 0 2
 	// 0 3
+}
+
+// TestAgreeingKept: the pairs agreeingKept gives for a chained bucket are
+// those a plain count of equal values and ReportBand give, with either
+// kernel, for Params it reads from equality bits and for Params it does
+// not (more than 64 bands), with values that agree in their low byte and
+// not above (so a band whose low bytes all agree does not always agree).
+func TestAgreeingKept(t *testing.T) {
+	kernels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(15, 16))
+		checked := 0
+		for _, c := range []struct {
+			p     Params
+			slots int
+		}{{Params{35, 3}, 128}, {Params{8, 3}, 64}, {Params{20, 5}, 100}, {Params{64, 2}, 128}, {Params{70, 1}, 70}} {
+			for _, band := range []int{0, 1, c.p.Bands / 2, c.p.Bands - 1} {
+				const m = 80
+				slots := c.slots
+				sigs := make([]uint32, m*slots)
+				for i := range sigs {
+					sigs[i] = uint32(rng.IntN(2))<<8 | uint32(rng.IntN(2))
+				}
+				at := func(x int) []uint32 { return sigs[x*slots : (x+1)*slots] }
+				// A bucket of band: its members agree on it.
+				for x := range m {
+					copy(at(x)[band*c.p.Rows:(band+1)*c.p.Rows], at(0)[band*c.p.Rows:])
+				}
+				ids := make([]uint32, m)
+				words := (c.p.Bands + 63) / 64
+				large := make([]uint64, m*words)
+				for x := range m {
+					ids[x] = uint32(3 * x)
+					for k := range c.p.Bands {
+						if k == band || rng.IntN(4) > 0 {
+							large[x*words+k/64] |= 1 << (k % 64)
+						}
+					}
+				}
+				largeOf := func(i uint32) []uint64 { return large[int(i/3)*words : int(i/3+1)*words] }
+				for _, need := range []int{slots / 3, slots / 2, 2 * slots / 3} {
+					var got, want []string
+					c.p.agreeingKept(ids, band, need, sigs, largeOf, func(x, y int) bool {
+						got = append(got, fmt.Sprint(x, y))
+						return true
+					})
+					for x := range m {
+						for y := x + 2; y < m; y++ {
+							if slotsAgree(at(x), at(y)) >= need && c.p.ReportBand(at(x), at(y), largeOf(ids[x])) == band {
+								want = append(want, fmt.Sprint(x, y))
+							}
+						}
+					}
+					if !slices.Equal(got, want) {
+						t.Fatalf("%v slots %d band %d need %d: %d pairs, want %d", c.p, slots, band, need, len(got), len(want))
+					}
+					checked += len(want)
+				}
+			}
+		}
+		if checked < 1000 {
+			t.Fatalf("only %d kept pairs checked: the inputs show little", checked)
+		}
+	})
 }

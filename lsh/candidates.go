@@ -292,25 +292,60 @@ func appendSigs(dst []uint32, ids []uint32, sig func(i uint32) []uint32) []uint3
 // agreeingKept calls fn(x, y) for the pairs AgreeingPairs gives for the
 // chained bucket ids of band that Params.ReportBand keeps in that band.
 // sigs holds the members' signatures one after the other, all of the same
-// length, and large(i) is document i's chained-bucket bitset. The report
-// band comes from the pair's equality bits (bandBits) when p allows.
+// length, and large(i) is document i's chained-bucket bitset.
+//
+// When p allows (bandBits), a pair is kept when the two agree on no band
+// before band and on no band whose bucket is not chained (the members
+// agree on band itself): the bands whose low bytes all agree (the bits
+// the block comparison leaves) are compared first, and only the pairs
+// that agree on none of those bands are compared in full for MinAgree.
+// In a large bucket most of the pairs that pass the block comparison are
+// reported in another band, and this reads one or two cache lines of
+// their second signature instead of all of it.
 func (p Params) agreeingKept(ids []uint32, band, minAgree int, sigs []uint32, large func(i uint32) []uint64, fn func(x, y int) bool) {
-	slots := len(sigs) / len(ids)
+	m := len(ids)
+	slots := len(sigs) / m
 	at := func(x int) []uint32 { return sigs[x*slots : (x+1)*slots] }
 	bb, fast := p.newBandBits(slots)
-	agreeingPairs(len(ids), minAgree, at, func(x, y int, eq []uint64) bool {
-		l := large(ids[x])
-		var got int
-		if fast {
-			got = bb.reportBand(eq, l)
-		} else {
-			got = p.ReportBand(at(x), at(y), l)
+	if !fast {
+		agreeingPairs(m, minAgree, at, func(x, y int, eq []uint64) bool {
+			if p.ReportBand(at(x), at(y), large(ids[x])) != band {
+				return true
+			}
+			return fn(x, y)
+		})
+		return
+	}
+	if minAgree <= 0 || m < 3 || minAgree > slots {
+		return
+	}
+	words := (slots + 7) / 8
+	mw := maskWords(words)
+	low := make([]uint64, m*words)
+	for x := range m {
+		packLow(low[x*words:(x+1)*words], at(x))
+	}
+	eq := make([]uint64, (slots+63)/64)
+	forbid := make([]uint64, len(bb.starts))
+	var pass []int32
+	var masks []uint64
+	for x := range m {
+		pass, masks = agreeRows(pass[:0], masks[:0], low[x*words:(x+1)*words], low, words, x+2, m, minAgree)
+		if len(pass) == 0 {
+			continue
 		}
-		if got != band {
-			return true
+		bb.forbid(forbid, band, large(ids[x]))
+		a := at(x)
+		for i, y := range pass {
+			b := at(int(y))
+			if bb.anyAgrees(masks[i*mw:(i+1)*mw], forbid, a, b) || equalBits(eq, a, b) < minAgree {
+				continue
+			}
+			if !fn(x, int(y)) {
+				return
+			}
 		}
-		return fn(x, y)
-	})
+	}
 }
 
 // bandWorker holds one goroutine's state; its arrays are reused for every band.
@@ -487,22 +522,6 @@ func packLow(dst []uint64, sig []uint32) {
 	for k, v := range sig {
 		dst[k/8] |= uint64(uint8(v)) << (8 * (k % 8))
 	}
-}
-
-// agreeLow returns the number of equal bytes of a and b (len(b) >= len(a)):
-// an upper bound of the slots on which the two signatures packLow packed
-// agree (padding bytes of a partial last word count as equal).
-func agreeLow(a, b []uint64) int {
-	const lo7 = 0x7f7f7f7f7f7f7f7f
-	b = b[:len(a)]
-	n := 0
-	for k := range a {
-		x := a[k] ^ b[k]
-		// High bit of each byte set where the byte of x is zero.
-		t := ^((x&lo7 + lo7) | x | lo7)
-		n += bits.OnesCount64(t)
-	}
-	return n
 }
 
 // run handles a run of equal band keys, which is one bucket unless keys collided.

@@ -161,8 +161,9 @@ func agreeingPairs(m, minAgree int, sig func(x int) []uint32, fn func(x, y int, 
 	}
 	eq := make([]uint64, (slots+63)/64)
 	var pass []int32
+	var masks []uint64
 	for x := range m {
-		pass = agreeRows(pass[:0], low[x*words:(x+1)*words], low, words, x+2, m, minAgree)
+		pass, masks = agreeRows(pass[:0], masks[:0], low[x*words:(x+1)*words], low, words, x+2, m, minAgree)
 		for _, y := range pass {
 			if equalBits(eq, sig(x), sig(int(y))) >= minAgree && !fn(x, int(y), eq) {
 				return
@@ -223,18 +224,9 @@ func (p Params) newBandBits(slots int) (bb bandBits, ok bool) {
 // slot of each run of Rows set bits, and the band starts among them are
 // visited in order.
 func (bb *bandBits) reportBand(eq, large []uint64) int {
-	r := bb.p.Rows
 	home := -1
 	for w := range bb.starts {
-		t := eq[w]
-		for i := 1; i < r; i++ {
-			s := eq[w] >> i
-			if w+1 < len(eq) {
-				s |= eq[w+1] << (64 - i)
-			}
-			t &= s
-		}
-		t &= bb.starts[w]
+		t := bb.runs(eq, w) & bb.starts[w]
 		for t != 0 {
 			b := int(bb.bandOf[w*64+bits.TrailingZeros64(t)])
 			t &= t - 1
@@ -247,6 +239,71 @@ func (bb *bandBits) reportBand(eq, large []uint64) int {
 		}
 	}
 	return home
+}
+
+// runs returns word w of the bits eq AND-ed with themselves shifted by
+// 1..Rows-1: bit k is set when bits k..k+Rows-1 of eq all are.
+func (bb *bandBits) runs(eq []uint64, w int) uint64 {
+	t := eq[w]
+	for i := 1; i < bb.p.Rows; i++ {
+		s := eq[w] >> i
+		if w+1 < len(eq) {
+			s |= eq[w+1] << (64 - i)
+		}
+		t &= s
+	}
+	return t
+}
+
+// forbid sets dst (len(bb.starts) words) to the band starts of the bands
+// on which a pair of the chained bucket of band, one of whose members has
+// the chained-bucket bitset large, must not agree for band to be its
+// report band (ReportBand): every band before band, and every band whose
+// bucket is not chained.
+func (bb *bandBits) forbid(dst []uint64, band int, large []uint64) {
+	var l uint64
+	if len(large) > 0 {
+		l = large[0]
+	}
+	f := uint64(1)<<band - 1 | ^l
+	copy(dst, bb.starts)
+	for k := range bb.p.Bands {
+		if f&(1<<k) == 0 {
+			s := k * bb.p.Rows
+			dst[s/64] &^= 1 << (s % 64)
+		}
+	}
+}
+
+// anyAgrees reports whether a and b agree on all Rows values of a band
+// whose start is set in bands (as forbid sets it). low holds bits that
+// are set at least where a and b agree (the byte-equality bits of their
+// packed low bytes, lowMasks), so only the bands all of whose low bytes
+// agree are compared.
+func (bb *bandBits) anyAgrees(low, bands []uint64, a, b []uint32) bool {
+	r := bb.p.Rows
+	for w := range bands {
+		t := bb.runs(low, w) & bands[w]
+		for t != 0 {
+			k := w*64 + bits.TrailingZeros64(t)
+			t &= t - 1
+			if slicesEqual(a[k:k+r], b[k:k+r]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// slicesEqual is slices.Equal for a band's few values, without the call.
+func slicesEqual(a, b []uint32) bool {
+	b = b[:len(a)]
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // BucketPartners returns the members a new document joins when it enters a
