@@ -120,6 +120,11 @@ func (b *Batch) Len() int { return len(b.ids) }
 // ID returns the id of document i (0-based, in Add order).
 func (b *Batch) ID(i int) string { return b.ids[i] }
 
+// IDs returns the ids of all documents added, ID(i) at index i. The slice
+// is the Batch's own: it must not be modified, and Add may replace it.
+// A writer that looks ids up at random (by pair) can prefetch from it.
+func (b *Batch) IDs() []string { return b.ids[:len(b.ids):len(b.ids)] }
+
 // Size returns the length in bytes of document i's text.
 func (b *Batch) Size(i int) int64 { return b.sizes[i] }
 

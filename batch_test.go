@@ -291,6 +291,36 @@ func TestRunTwiceAndCancel(t *testing.T) {
 	}
 }
 
+// TestIDs: IDs is ID of every document, and the Batch's next Add does not
+// write into what was appended to it.
+func TestIDs(t *testing.T) {
+	b, err := NewBatch(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		if err := b.Add(fmt.Sprintf("doc-%d", i), []byte("one two three")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := b.IDs()
+	if len(ids) != b.Len() {
+		t.Fatalf("%d ids for %d documents", len(ids), b.Len())
+	}
+	for i, id := range ids {
+		if id != b.ID(i) {
+			t.Fatalf("IDs()[%d] = %q, ID(%d) = %q", i, id, i, b.ID(i))
+		}
+	}
+	more := append(ids, "x")
+	if err := b.Add("doc-100", nil); err != nil {
+		t.Fatal(err)
+	}
+	if b.ID(100) != "doc-100" || more[100] != "x" {
+		t.Fatalf("ID(100) = %q, appended %q: IDs() shares room with the Batch", b.ID(100), more[100])
+	}
+}
+
 func TestOptionsErrors(t *testing.T) {
 	bad := []Options{
 		{Params: Params{Threshold: 1.5}},

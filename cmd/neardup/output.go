@@ -17,11 +17,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/atomicfile"
 	"github.com/neardup/neardup/internal/dedupout"
+	"github.com/neardup/neardup/internal/prefetch"
 )
 
 // pending is an output being written: committed only when every output of
@@ -174,14 +176,27 @@ func writePairs(w *bufio.Writer, b *neardup.Batch, res *neardup.Result, compact 
 			plain[i/64] |= 1 << (i % 64)
 		}
 	}
+	// Both steps of reading an id (its header, then its bytes) are
+	// prefetched: B's ids are at random places (the pairs are sorted by A),
+	// and waiting for them was most of the formatting of a large corpus.
+	ids := b.IDs()
 	id := func(i int) string {
 		if plain[i/64]&(1<<(i%64)) != 0 {
-			return b.ID(i)
+			return ids[i]
 		}
-		return dedupout.EscapeField(b.ID(i))
+		return dedupout.EscapeField(ids[i])
 	}
+	const ahead = 16 // pairs: the header ahead, its bytes ahead/2
 	format := func(buf []byte, ps []neardup.Pair) []byte {
-		for _, p := range ps {
+		for k, p := range ps {
+			if k+ahead < len(ps) {
+				prefetch.Line(&ids[ps[k+ahead].B])
+			}
+			if k+ahead/2 < len(ps) {
+				if s := ids[ps[k+ahead/2].B]; len(s) > 0 {
+					prefetch.Line(unsafe.StringData(s))
+				}
+			}
 			buf = dedupout.AppendEscapedPair(buf, id(p.A), id(p.B), p.Jaccard)
 			if edit {
 				buf = append(buf, '\t')
