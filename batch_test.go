@@ -1,6 +1,7 @@
 package neardup
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -585,4 +586,89 @@ func TestSortedPairs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomPairs returns n pairs with distinct (A, B), A < B < docs, A drawn
+// from the first spread documents and some A's given many pairs.
+func randomPairs(rng *rand.Rand, n, docs, spread int) []Pair {
+	seen := map[[2]int]bool{}
+	var ps []Pair
+	for len(ps) < n {
+		a := rng.IntN(spread)
+		if rng.IntN(8) == 0 {
+			a = rng.IntN(4) // a few A's with many pairs
+		}
+		b := a + 1 + rng.IntN(docs-a-1)
+		if seen[[2]int{a, b}] {
+			continue
+		}
+		seen[[2]int{a, b}] = true
+		ps = append(ps, Pair{A: a, B: b, Jaccard: float64(rng.IntN(1000)) / 1000})
+	}
+	return ps
+}
+
+// TestPairSorter: sortByAB and sortByB give what slices.SortFunc gives,
+// for A's close together (the counting sort), spread (the fallback),
+// groups of one A small (insertion) and large (packed keys), reusing one
+// sorter.
+func TestPairSorter(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	byAB := func(x, y Pair) int {
+		if x.A != y.A {
+			return cmp.Compare(x.A, y.A)
+		}
+		return cmp.Compare(x.B, y.B)
+	}
+	var s pairSorter
+	for _, n := range []int{0, 1, 2, 13, 200, 5000} {
+		for _, spread := range []int{1, 10, 1000, 1_000_000} {
+			ps := randomPairs(rng, n, spread+100_000, spread)
+			want := slices.Clone(ps)
+			slices.SortFunc(want, byAB)
+			s.sortByAB(ps)
+			if !slices.Equal(ps, want) {
+				t.Fatalf("sortByAB: %d pairs, A's among %d: not sorted as by SortFunc", n, spread)
+			}
+			// sortByB on one A's pairs, shuffled.
+			one := want[:0:0]
+			for _, p := range want {
+				if p.A == want[0].A {
+					one = append(one, p)
+				}
+			}
+			got := slices.Clone(one)
+			rng.Shuffle(len(got), func(i, j int) { got[i], got[j] = got[j], got[i] })
+			s.sortByB(got)
+			if !slices.Equal(got, one) {
+				t.Fatalf("sortByB: %d pairs of one A: not sorted", len(one))
+			}
+		}
+	}
+}
+
+// BenchmarkSortPairs sorts 1M pairs (A among 100k documents, B among
+// 200k) by (A, B) as sortedPairs sorts a range, beside slices.SortFunc.
+func BenchmarkSortPairs(b *testing.B) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	src := randomPairs(rng, 1_000_000, 200_000, 100_000)
+	ps := make([]Pair, len(src))
+	b.Run("pairSorter", func(b *testing.B) {
+		var s pairSorter
+		for b.Loop() {
+			copy(ps, src)
+			s.sortByAB(ps)
+		}
+	})
+	b.Run("SortFunc", func(b *testing.B) {
+		for b.Loop() {
+			copy(ps, src)
+			slices.SortFunc(ps, func(x, y Pair) int {
+				if x.A != y.A {
+					return cmp.Compare(x.A, y.A)
+				}
+				return cmp.Compare(x.B, y.B)
+			})
+		}
+	})
 }

@@ -192,6 +192,7 @@ func (r *Result) AllPairs() iter.Seq[Pair] {
 		byB := func(x, y Pair) int { return x.B - y.B }
 		var es editdist.Scratch
 		var buf []Pair
+		var sorter pairSorter
 		for a := range n {
 			c := v.rep[a]
 			buf = buf[:0]
@@ -211,7 +212,7 @@ func (r *Result) AllPairs() iter.Seq[Pair] {
 				buf = expand(buf, a, uint32(r.Pairs[i].A), r.Pairs[i].Jaccard)
 			}
 			if !slices.IsSortedFunc(buf, byB) {
-				slices.SortFunc(buf, byB)
+				sorter.sortByB(buf)
 			}
 			for i := range buf {
 				if v.toks != nil {
