@@ -847,10 +847,15 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 		MaxBucket: max(o.MaxBucket, 0), MinAgree: b.ver.MinAgreement(), Deferred: chained, BandsDone: &b.done}
 	lst, err := cand.Run(ctx, func(w int, i, j uint32) {
 		x, y := v.filterView(i), v.filterView(j)
-		if !b.ver.Prefilter(&x, &y) {
+		// The bitmaps first: two cache lines of each document against
+		// the eight of its signature, and they pass fewer (on the 1M
+		// corpus, of the 31.5 million candidates the length filter
+		// passes, 3.8 million; the signatures 12.6 million). The pairs
+		// held are the same either way.
+		if v.bits != nil && (!b.ver.LengthOK(&x, &y) || !b.ver.bitmapOK(&x, &y, &v.bits[i], &v.bits[j])) {
 			return
 		}
-		if v.bits != nil && !b.ver.bitmapOK(&x, &y, &v.bits[i], &v.bits[j]) {
+		if !b.ver.Prefilter(&x, &y) {
 			return
 		}
 		if held != nil {
