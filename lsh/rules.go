@@ -261,7 +261,8 @@ func (bb *bandBits) runs(eq []uint64, w int) uint64 {
 // on which a pair of the chained bucket of band, one of whose members has
 // the chained-bucket bitset large, must not agree for band to be its
 // report band (ReportBand): every band before band, and every band whose
-// bucket is not chained.
+// bucket is not chained. large has band's own bit set (its bucket is
+// chained), so band itself is not among them.
 func (bb *bandBits) forbid(dst []uint64, band int, large []uint64) {
 	var l uint64
 	if len(large) > 0 {
