@@ -309,49 +309,25 @@ func appendSigs(dst []uint32, ids []uint32, sig func(i uint32) []uint32) []uint3
 // reported in another band, and this reads one or two cache lines of
 // their second signature instead of all of it.
 func (p Params) agreeingKept(ids []uint32, band, minAgree int, sigs []uint32, large func(i uint32) []uint64, fn func(x, y int) bool) {
-	m := len(ids)
-	slots := len(sigs) / m
+	slots := len(sigs) / len(ids)
 	at := func(x int) []uint32 { return sigs[x*slots : (x+1)*slots] }
 	bb, fast := p.newBandBits(slots)
 	if !fast {
-		agreeingPairs(m, minAgree, at, func(x, y int, eq []uint64) bool {
-			if p.ReportBand(at(x), at(y), large(ids[x])) != band {
-				return true
-			}
-			return fn(x, y)
+		agreeingPairs(len(ids), minAgree, at, nil, func(x, y int) bool {
+			return p.ReportBand(at(x), at(y), large(ids[x])) != band || fn(x, y)
 		})
 		return
 	}
-	if minAgree <= 0 || m < 3 || minAgree > slots {
-		return
-	}
-	words := (slots + 7) / 8
-	mw := maskWords(words)
-	low := make([]uint64, m*words)
-	for x := range m {
-		packLow(low[x*words:(x+1)*words], at(x))
-	}
-	eq := make([]uint64, (slots+63)/64)
 	forbid := make([]uint64, len(bb.starts))
-	var pass []int32
-	var masks []uint64
-	for x := range m {
-		pass, masks = agreeRows(pass[:0], masks[:0], low[x*words:(x+1)*words], low, words, x+2, m, minAgree)
-		if len(pass) == 0 {
-			continue
+	fx := -1 // the member forbid is for
+	drop := func(x, y int, low []uint64) bool {
+		if x != fx {
+			bb.forbid(forbid, band, large(ids[x]))
+			fx = x
 		}
-		bb.forbid(forbid, band, large(ids[x]))
-		a := at(x)
-		for i, y := range pass {
-			b := at(int(y))
-			if bb.anyAgrees(masks[i*mw:(i+1)*mw], forbid, a, b) || equalBits(eq, a, b) < minAgree {
-				continue
-			}
-			if !fn(x, int(y)) {
-				return
-			}
-		}
+		return bb.anyAgrees(low, forbid, at(x), at(y))
 	}
+	agreeingPairs(len(ids), minAgree, at, drop, fn)
 }
 
 // bandWorker holds one goroutine's state; its arrays are reused for every band.

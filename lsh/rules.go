@@ -1,6 +1,9 @@
 package lsh
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 // The rules below are what makes a candidate search reproducible outside one
 // process: Candidates.Run applies them to a batch in memory, and an online
@@ -142,13 +145,15 @@ func BucketPairs(m, maxBucket int, fn func(x, y int) bool) {
 // comparisons of a few nanoseconds, in 8*ceil(len/8) bytes per member that
 // it allocates. It does nothing when minAgree <= 0 or m < 3.
 func AgreeingPairs(m, minAgree int, sig func(x int) []uint32, fn func(x, y int) bool) {
-	agreeingPairs(m, minAgree, sig, func(x, y int, _ []uint64) bool { return fn(x, y) })
+	agreeingPairs(m, minAgree, sig, nil, fn)
 }
 
-// agreeingPairs is AgreeingPairs, also handing fn the equality bits of the
-// two signatures (bit k%64 of word k/64 set when slot k agrees; the slice
-// is reused for the next call).
-func agreeingPairs(m, minAgree int, sig func(x int) []uint32, fn func(x, y int, eq []uint64) bool) {
+// agreeingPairs is AgreeingPairs, with drop, if not nil, asked first about
+// each pair that passes the comparison of the low bytes: it is handed the
+// pair's byte-equality bits (bit k%64 of low[k/64] set where slot k's low
+// bytes agree; reused for the next pair), and a pair it drops is not
+// compared in full.
+func agreeingPairs(m, minAgree int, sig func(x int) []uint32, drop func(x, y int, low []uint64) bool, fn func(x, y int) bool) {
 	if minAgree <= 0 || m < 3 {
 		return
 	}
@@ -161,13 +166,17 @@ func agreeingPairs(m, minAgree int, sig func(x int) []uint32, fn func(x, y int, 
 	for x := range m {
 		packLow(low[x*words:(x+1)*words], sig(x))
 	}
+	mw := maskWords(words)
 	eq := make([]uint64, (slots+63)/64)
 	var pass []int32
 	var masks []uint64
 	for x := range m {
 		pass, masks = agreeRows(pass[:0], masks[:0], low[x*words:(x+1)*words], low, words, x+2, m, minAgree)
-		for _, y := range pass {
-			if equalBits(eq, sig(x), sig(int(y))) >= minAgree && !fn(x, int(y), eq) {
+		for i, y := range pass {
+			if drop != nil && drop(x, int(y), masks[i*mw:(i+1)*mw]) {
+				continue
+			}
+			if equalBits(eq, sig(x), sig(int(y))) >= minAgree && !fn(x, int(y)) {
 				return
 			}
 		}
@@ -195,12 +204,11 @@ func equalBitsGeneric(eq []uint64, a, b []uint32) int {
 	return n
 }
 
-// bandBits finds report bands from equality bits (see reportBand): the
-// bits of the first slot of each band, and the band of each such slot.
+// bandBits finds the bands on which two signatures agree from bits set
+// where their slots do (runs): the bits of the first slot of each band.
 type bandBits struct {
 	p      Params
 	starts []uint64 // bit b*Rows set for every band b
-	bandOf []uint8  // bandOf[b*Rows] = b
 }
 
 // newBandBits returns the bandBits of p for signatures of slots values,
@@ -210,37 +218,12 @@ func (p Params) newBandBits(slots int) (bb bandBits, ok bool) {
 		return bandBits{}, false
 	}
 	words := (slots + 63) / 64
-	bb = bandBits{p: p, starts: make([]uint64, words), bandOf: make([]uint8, words*64)}
+	bb = bandBits{p: p, starts: make([]uint64, words)}
 	for b := range p.Bands {
 		k := b * p.Rows
 		bb.starts[k/64] |= 1 << (k % 64)
-		bb.bandOf[k] = uint8(b)
 	}
 	return bb, true
-}
-
-// reportBand is Params.ReportBand from the equality bits of the two
-// signatures (as equalBits sets them, len(eq) words for the slots
-// newBandBits was given). A band agrees when its Rows bits are all set:
-// the bits AND-ed with themselves shifted by 1..Rows-1 keep the first
-// slot of each run of Rows set bits, and the band starts among them are
-// visited in order.
-func (bb *bandBits) reportBand(eq, large []uint64) int {
-	home := -1
-	for w := range bb.starts {
-		t := bb.runs(eq, w) & bb.starts[w]
-		for t != 0 {
-			b := int(bb.bandOf[w*64+bits.TrailingZeros64(t)])
-			t &= t - 1
-			if home < 0 {
-				home = b
-			}
-			if len(large) == 0 || large[0]&(1<<b) == 0 {
-				return b
-			}
-		}
-	}
-	return home
 }
 
 // runs returns word w of the bits eq AND-ed with themselves shifted by
@@ -290,23 +273,12 @@ func (bb *bandBits) anyAgrees(low, bands []uint64, a, b []uint32) bool {
 		for t != 0 {
 			k := w*64 + bits.TrailingZeros64(t)
 			t &= t - 1
-			if slicesEqual(a[k:k+r], b[k:k+r]) {
+			if slices.Equal(a[k:k+r], b[k:k+r]) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// slicesEqual is slices.Equal for a band's few values, without the call.
-func slicesEqual(a, b []uint32) bool {
-	b = b[:len(a)]
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // BucketPartners returns the members a new document joins when it enters a
