@@ -21,15 +21,33 @@
 
 #include "textflag.h"
 
+// ENTRY loads the arguments: a in SI (R8 elements), b in DI (R9), and
+// zeroes the count (AX) and the positions i (CX) and j (DX).
+#define ENTRY \
+	MOVQ a_base+0(FP), SI; \
+	MOVQ a_len+8(FP), R8; \
+	MOVQ b_base+24(FP), DI; \
+	MOVQ b_len+32(FP), R9; \
+	XORQ AX, AX; \
+	XORQ CX, CX; \
+	XORQ DX, DX
+
+// BOUND(w) compares with need the most the count can reach, AX plus the
+// shorter of what is left of a (R8-CX, R8 being len(a)-w) and of b
+// (R9-DX) plus w: JLT after it stops the loop. It uses R10 and R11.
+#define BOUND(w) \
+	MOVQ R8, R10; \
+	SUBQ CX, R10; \
+	MOVQ R9, R11; \
+	SUBQ DX, R11; \
+	CMPQ R10, R11; \
+	CMOVQGT R11, R10; \
+	LEAQ w(AX)(R10*1), R10; \
+	CMPQ R10, need+48(FP)
+
 // func intersectBlocksAVX2(a, b []uint64, need int) (count, i, j int)
 TEXT ·intersectBlocksAVX2(SB), NOSPLIT, $0-80
-	MOVQ a_base+0(FP), SI
-	MOVQ a_len+8(FP), R8
-	MOVQ b_base+24(FP), DI
-	MOVQ b_len+32(FP), R9
-	XORQ AX, AX                  // count
-	XORQ CX, CX                  // i
-	XORQ DX, DX                  // j
+	ENTRY
 	SUBQ $4, R8                  // last block start in a
 	SUBQ $4, R9                  // last block start in b
 
@@ -38,14 +56,7 @@ loop:
 	JGT  done
 	CMPQ DX, R9
 	JGT  done
-	MOVQ R8, R10                 // what is left of a, less 4
-	SUBQ CX, R10
-	MOVQ R9, R11                 // of b, less 4
-	SUBQ DX, R11
-	CMPQ R10, R11
-	CMOVQGT R11, R10             // the shorter
-	LEAQ 4(AX)(R10*1), R10       // the most the count can reach
-	CMPQ R10, need+48(FP)
+	BOUND(4)
 	JLT  done
 	VMOVDQU (SI)(CX*8), Y0       // va
 	VMOVDQU (DI)(DX*8), Y1       // vb
@@ -76,6 +87,62 @@ loop:
 	JMP  loop
 
 done:
+	VZEROUPPER
+	MOVQ AX, count+56(FP)
+	MOVQ CX, i+64(FP)
+	MOVQ DX, j+72(FP)
+	RET
+
+// Block intersection with AVX-512: the same loop as intersectBlocksAVX2 with
+// blocks of eight. Each step loads eight elements of a (Z0) and compares
+// them with each of b's eight, broadcast from memory (VPCMPEQQ.BCST), so no
+// shuffles are needed; the eight lane masks are or-ed (KORW) and counted.
+// The advance from the two blocks' last elements is the loop's dependency
+// chain, as in the AVX2 kernel; blocks of eight halve its length.
+
+// func intersectBlocksAVX512(a, b []uint64, need int) (count, i, j int)
+TEXT ·intersectBlocksAVX512(SB), NOSPLIT, $0-80
+	ENTRY
+	SUBQ $8, R8                  // last block start in a
+	SUBQ $8, R9                  // last block start in b
+
+loop8:
+	CMPQ CX, R8
+	JGT  done8
+	CMPQ DX, R9
+	JGT  done8
+	BOUND(8)
+	JLT  done8
+	LEAQ (DI)(DX*8), R12         // &b[j]
+	VMOVDQU64 (SI)(CX*8), Z0     // va
+	VPCMPEQQ.BCST (R12), Z0, K1
+	VPCMPEQQ.BCST 8(R12), Z0, K2
+	VPCMPEQQ.BCST 16(R12), Z0, K3
+	VPCMPEQQ.BCST 24(R12), Z0, K4
+	KORW K2, K1, K1
+	KORW K4, K3, K3
+	VPCMPEQQ.BCST 32(R12), Z0, K2
+	VPCMPEQQ.BCST 40(R12), Z0, K4
+	KORW K2, K1, K1
+	KORW K4, K3, K3
+	VPCMPEQQ.BCST 48(R12), Z0, K2
+	VPCMPEQQ.BCST 56(R12), Z0, K4
+	KORW K2, K1, K1
+	KORW K4, K3, K3
+	KORW K3, K1, K1
+	KMOVW K1, BX
+	POPCNTL BX, BX
+	ADDQ BX, AX
+	MOVQ 56(SI)(CX*8), R10       // last of va
+	MOVQ 56(R12), R11            // last of vb
+	LEAQ 8(CX), R12
+	LEAQ 8(DX), R13
+	CMPQ R10, R11
+	CMOVQLS R12, CX              // va's last <= vb's last (unsigned): a advances
+	CMOVQCC R13, DX              // va's last >= vb's last: b advances
+	JMP  loop8
+
+done8:
 	VZEROUPPER
 	MOVQ AX, count+56(FP)
 	MOVQ CX, i+64(FP)

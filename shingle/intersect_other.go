@@ -2,11 +2,17 @@
 
 package shingle
 
-// useAVX2 is always false in this build: there is no vector kernel.
-var useAVX2 = false
+// kernelScalar is the only intersection kernel in this build.
+const kernelScalar = 0
 
-// haveAVX2 reports whether this build and CPU can run the AVX2 kernel.
-const haveAVX2 = false
+// kernels lists the kernels this build can run: only the scalar merge.
+var kernels = []int{kernelScalar}
+
+// kernel selects the intersection kernel; tests set it.
+var kernel = kernelScalar
+
+// kernelName names a kernel in test output.
+func kernelName(int) string { return "scalar" }
 
 // intersectFast is Intersection's merge; this build has only the scalar one.
 func intersectFast(a, b []uint64) int { return intersectMerge(a, b) }

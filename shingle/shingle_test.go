@@ -552,12 +552,8 @@ func TestJaccardAtLeast(t *testing.T) {
 // count stays low until the end: a give-up bound that is too eager by even
 // one element turns a pair at the threshold into a miss.
 func TestJaccardAtLeastBoundary(t *testing.T) {
-	kernels := []bool{false}
-	if haveAVX2 {
-		kernels = append(kernels, true)
-	}
-	saved := useAVX2
-	defer func() { useAVX2 = saved }()
+	saved := kernel
+	defer func() { kernel = saved }()
 	// build returns sets of na and nb elements sharing o, the shared ones
 	// at the top, the bottom or every few places of the value range.
 	build := func(na, nb, o int, where string) (a, b []uint64) {
@@ -603,7 +599,7 @@ func TestJaccardAtLeastBoundary(t *testing.T) {
 		return a, b
 	}
 	for _, k := range kernels {
-		useAVX2 = k
+		kernel = k
 		for na := 1; na <= 70; na++ {
 			for nb := na; nb <= na+45; nb += 3 {
 				for _, th := range []float64{0.3, 0.5, 0.8} {
@@ -615,17 +611,17 @@ func TestJaccardAtLeastBoundary(t *testing.T) {
 						a, b := build(na, nb, need, where)
 						want := float64(need) / float64(na+nb-need)
 						if got, ok := JaccardAtLeast(a, b, th); !ok || got != want {
-							t.Fatalf("avx2=%v %d/%d shared %s, t=%v: got (%v, %v), want (%v, true)", k, na, nb, where, th, got, ok, want)
+							t.Fatalf("%s %d/%d shared %s, t=%v: got (%v, %v), want (%v, true)", kernelName(k), na, nb, where, th, got, ok, want)
 						}
 						if got, ok := JaccardAtLeast(b, a, th); !ok || got != want {
-							t.Fatalf("avx2=%v %d/%d shared %s, t=%v, swapped: got (%v, %v), want (%v, true)", k, nb, na, where, th, got, ok, want)
+							t.Fatalf("%s %d/%d shared %s, t=%v, swapped: got (%v, %v), want (%v, true)", kernelName(k), nb, na, where, th, got, ok, want)
 						}
 						if need == 0 {
 							continue
 						}
 						a, b = build(na, nb, need-1, where)
 						if got, ok := JaccardAtLeast(a, b, th); ok {
-							t.Fatalf("avx2=%v %d/%d sharing %d %s, t=%v: got (%v, true), below the threshold", k, na, nb, need-1, where, th, got)
+							t.Fatalf("%s %d/%d sharing %d %s, t=%v: got (%v, true), below the threshold", kernelName(k), na, nb, need-1, where, th, got)
 						}
 					}
 				}
@@ -638,18 +634,15 @@ func TestJaccardAtLeastBoundary(t *testing.T) {
 // both kernels, with a map-based count over sizes around the block width
 // and overlaps from none to total, including ties of block maxima.
 func TestIntersectionKernels(t *testing.T) {
-	kernels := []bool{false}
-	if haveAVX2 {
-		kernels = append(kernels, true)
-	} else {
-		t.Log("AVX2 kernel not available in this build or on this CPU")
+	if len(kernels) == 1 {
+		t.Log("no vector kernel in this build or on this CPU")
 	}
-	saved := useAVX2
-	defer func() { useAVX2 = saved }()
+	saved := kernel
+	defer func() { kernel = saved }()
 	rng := rand.New(rand.NewPCG(5, 6))
 	sizes := []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 31, 33, 64, 100, 257, 600}
 	for _, k := range kernels {
-		useAVX2 = k
+		kernel = k
 		for it := 0; it < 4000; it++ {
 			na, nb := sizes[rng.IntN(len(sizes))], sizes[rng.IntN(len(sizes))]
 			universe := uint64(na + nb + 1)
@@ -680,7 +673,7 @@ func TestIntersectionKernels(t *testing.T) {
 				}
 			}
 			if got := Intersection(a, b); got != want {
-				t.Fatalf("avx2=%v |a|=%d |b|=%d: Intersection = %d, want %d", k, len(a), len(b), got, want)
+				t.Fatalf("%s |a|=%d |b|=%d: Intersection = %d, want %d", kernelName(k), len(a), len(b), got, want)
 			}
 			j := Jaccard(a, b)
 			for _, th := range []float64{0.2, 0.5, j} {
@@ -689,7 +682,7 @@ func TestIntersectionKernels(t *testing.T) {
 				}
 				got, ok := JaccardAtLeast(a, b, th)
 				if ok != (j >= th) || (ok && got != j) {
-					t.Fatalf("avx2=%v: JaccardAtLeast(t=%v) = (%v, %v), Jaccard %v", k, th, got, ok, j)
+					t.Fatalf("%s: JaccardAtLeast(t=%v) = (%v, %v), Jaccard %v", kernelName(k), th, got, ok, j)
 				}
 			}
 		}
