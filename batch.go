@@ -49,6 +49,7 @@ type Batch struct {
 	o   Options
 	sk  *Sketcher
 	ver *Verifier
+	key setKey // the two-pass mode: keys each set's setHashes
 
 	ids    []string
 	sizes  []int64 // text length in bytes
@@ -80,7 +81,7 @@ type chunk struct {
 	setEnds     []int32          // end of each set in sets
 	counts      []int32          // shingles per document
 	fps         []uint64         // fingerprint of each set (0 for an empty set)
-	fps2        []uint64         // two-pass mode: the second fingerprint of each set
+	fps2        []uint64         // two-pass mode: the second set hash of each set (fps: the first; see setKey.setHashes)
 	sigs        []uint32         // VerifyEstimate and the two-pass mode: Slots values per document
 	docs        []uint32         // the second pass: the document of each text
 	seq         int              // the second pass: the chunk's number, from 0
@@ -107,7 +108,7 @@ func NewBatch(o Options) (*Batch, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Batch{o: o, sk: sk, ver: ver}
+	b := &Batch{o: o, sk: sk, ver: ver, key: newSetKey()}
 	b.stage.Store("read")
 	return b, nil
 }
@@ -287,12 +288,16 @@ func (b *Batch) shingleWorker() {
 				c.tokEnds[i] = int32(len(c.toks))
 			}
 			if estimate {
-				scratch = sh.AppendSet(scratch[:0], text)
-				c.counts[i] = int32(len(scratch))
-				c.fps[i] = Fingerprint(scratch)
 				if twoPass {
-					c.fps2[i] = fingerprint2(scratch)
+					// No set is kept: the signature, the bitmap and
+					// the set hashes take the elements in any order.
+					scratch = sh.AppendDistinct(scratch[:0], text)
+					c.fps[i], c.fps2[i] = b.key.setHashes(scratch)
+				} else {
+					scratch = sh.AppendSet(scratch[:0], text)
+					c.fps[i] = Fingerprint(scratch)
 				}
+				c.counts[i] = int32(len(scratch))
 				if c.bits != nil {
 					c.bits[i].Add(scratch)
 				}
@@ -711,7 +716,7 @@ func (b *Batch) collapse(st *Stats) *views {
 
 // same reports whether documents e and d, with equal sizes and
 // fingerprints, have the same set: by comparing the sets, or in two-pass
-// mode the second fingerprints (see fingerprint2). Under VerifyEstimate,
+// mode the second set hashes (see setKey.setHashes). Under VerifyEstimate,
 // which keeps neither, the fingerprint decides.
 func (v *views) same(e, d uint32) bool {
 	switch {
@@ -1493,7 +1498,7 @@ func (b *Batch) reread(ctx context.Context, v *views, want func(u uint32) bool, 
 					scratch = sh.AppendSet(scratch[:0], c.buf[prev:end])
 					prev = end
 					d := c.docs[i]
-					if int32(len(scratch)) != v.counts[d] || Fingerprint(scratch) != v.fps[d] {
+					if fp, _ := b.key.setHashes(scratch); int32(len(scratch)) != v.counts[d] || fp != v.fps[d] {
 						fail(fmt.Errorf("%w: document %d (id %q) has %d shingles, %d when it was added", ErrChanged, d, b.ids[d], len(scratch), v.counts[d]))
 						continue
 					}

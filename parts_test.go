@@ -51,6 +51,55 @@ func TestFingerprintGolden(t *testing.T) {
 	}
 }
 
+// TestSetHashes checks the two-pass mode's set hashes: the same for any
+// order of a set's elements, different for sets that differ in one element
+// or in size, 0 only for the empty set, and keyed (another key gives other
+// values).
+func TestSetHashes(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	k := newSetKey()
+	if a, b := k.setHashes(nil); a != 0 || b != 0 {
+		t.Errorf("empty set: %#x %#x, want 0 0", a, b)
+	}
+	if a, _ := k.setHashes([]uint64{0}); a == 0 {
+		t.Error("the first hash of {0} is 0")
+	}
+	seen := map[[2]uint64]int{}
+	for n := 1; n < 300; n++ {
+		set := make([]uint64, n)
+		for i := range set {
+			set[i] = r.Uint64N(1 << 20) // small values: many near-identical sets
+		}
+		set = slices.Compact(slices.Sorted(slices.Values(set)))
+		a, b := k.setHashes(set)
+		r.Shuffle(len(set), func(i, j int) { set[i], set[j] = set[j], set[i] })
+		if a2, b2 := k.setHashes(set); a2 != a || b2 != b {
+			t.Fatalf("%d elements: the hashes depend on the order", n)
+		}
+		if prev, ok := seen[[2]uint64{a, b}]; ok {
+			t.Fatalf("sets of %d and %d elements have the same hashes", prev, len(set))
+		}
+		seen[[2]uint64{a, b}] = len(set)
+		// One element changed, one dropped, one added, and 0 added.
+		for _, other := range [][]uint64{
+			append(slices.Clone(set[1:]), set[0]^1),
+			slices.Clone(set[1:]),
+			append(slices.Clone(set), 1<<40),
+			append(slices.Clone(set), 0),
+		} {
+			a2, b2 := k.setHashes(other)
+			if a2 == a || b2 == b {
+				t.Fatalf("%d elements: a set differing in one element agrees on a hash", n)
+			}
+		}
+		if k2 := newSetKey(); k2 != k {
+			if a2, b2 := k2.setHashes(set); a2 == a || b2 == b {
+				t.Fatalf("%d elements: another key gives the same hash", n)
+			}
+		}
+	}
+}
+
 // goldenText is sketched by TestSketchGolden under several Params.
 const goldenText = "The quick brown fox jumps over the lazy dog; the quick brown fox!"
 

@@ -3,6 +3,7 @@ package neardup
 import (
 	"fmt"
 	"math/bits"
+	"math/rand/v2"
 	"sync"
 
 	"github.com/neardup/neardup/idf"
@@ -63,20 +64,48 @@ func Fingerprint(set []uint64) uint64 {
 	return h | 1
 }
 
-// fingerprint2 is a second 64-bit hash of a set, independent of
-// Fingerprint: the two-pass mode, which keeps no sets while documents are
-// added, takes two sets as identical when their sizes and both fingerprints
-// agree (a false match has probability about 2^-128 per pair of sets, far
-// below that of the 64-bit shingle hash collisions every mode accepts), and
-// checks each re-read set against them.
-func fingerprint2(set []uint64) uint64 {
-	h := uint64(len(set))*0xc2b2ae3d27d4eb4f + 0x165667b19e3779f9
-	for _, x := range set {
-		h = bits.RotateLeft64(h^x, 31)*0x9fb21c651e98df25 + 0xd6e8feb86993a8f3
+// setKey keys setHashes: random for each Batch, so that documents cannot
+// be crafted to collide in them.
+type setKey [4]uint64
+
+// newSetKey returns a random setKey (math/rand/v2's runtime-seeded source).
+func newSetKey() setKey {
+	return setKey{rand.Uint64(), rand.Uint64() | 1, rand.Uint64(), rand.Uint64() | 1}
+}
+
+// setHashes returns two 64-bit hashes of a distinct shingle set that do not
+// depend on the order of its elements: the two-pass mode's first pass
+// deduplicates each set with a hash table (shingle.Shingler.AppendDistinct)
+// and never sorts it, and identifies sets by their sizes and these hashes
+// in place of Fingerprint and fingerprint2 (whose results depend on the
+// order). Each is a sum over the elements of the folded 128-bit product of
+// the element, xor-ed with one key word, and another (odd) key word, then
+// mixed with the size; two different sets agree on both with probability
+// about 2^-128 for a random key. The first is 0 only for the empty set. It
+// does not allocate. The hashes are internal to one Batch: nothing stores
+// them.
+func (k *setKey) setHashes(set []uint64) (fp, fp2 uint64) {
+	if len(set) == 0 {
+		return 0, 0
 	}
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
+	var s0, s1 uint64
+	for _, x := range set {
+		hi, lo := bits.Mul64(x^k[0], k[1])
+		s0 += hi ^ lo
+		hi, lo = bits.Mul64(x^k[2], k[3])
+		s1 += hi ^ lo
+	}
+	n := uint64(len(set))
+	return mix64(s0+n*0x9e3779b97f4a7c15) | 1, mix64(s1 ^ n*0xc2b2ae3d27d4eb4f)
+}
+
+// mix64 is a bijective 64-bit finaliser (the one of SplitMix64).
+func mix64(h uint64) uint64 {
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	h ^= h >> 31
 	return h
 }
 

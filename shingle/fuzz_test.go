@@ -51,6 +51,11 @@ func FuzzAppendSet(f *testing.F) {
 		if again := s.AppendSet(got[:0:0], text); !slices.Equal(again, want) {
 			t.Fatal("second call differs")
 		}
+		// AppendDistinct: the same elements, each once, in any order.
+		d := s.AppendDistinct([]uint64{42}, text)
+		if d[0] != 42 || !slices.Equal(slices.Sorted(slices.Values(d[1:])), want) {
+			t.Fatalf("%+v %q: AppendDistinct %x, want the elements of %x after 42", o, text, d, want)
+		}
 	})
 }
 

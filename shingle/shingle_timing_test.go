@@ -149,7 +149,8 @@ func BenchmarkJaccardAtLeast(b *testing.B) {
 // corpus (internal/gen with bench/run.sh's seed: ~250 words, 1.6 KB each),
 // in turn, so the texts come from memory rather than L1 as in a run. hash
 // is the unsorted shingle hashes (tokenising and hashing), set the whole
-// AppendSet (with the sort and deduplication).
+// AppendSet (with the sort and deduplication), distinct AppendDistinct
+// (deduplication by hash table, no sort).
 func BenchmarkCorpus(b *testing.B) {
 	var docs [][]byte
 	var total int64
@@ -166,7 +167,7 @@ func BenchmarkCorpus(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		fn   func(dst []uint64, text []byte) []uint64
-	}{{"hash", s.appendWord}, {"set", s.AppendSet}} {
+	}{{"hash", s.appendWord}, {"set", s.AppendSet}, {"distinct", s.AppendDistinct}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(total / int64(len(docs)))
 			b.ReportAllocs()
