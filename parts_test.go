@@ -64,6 +64,9 @@ func TestSetHashes(t *testing.T) {
 	if a, _ := k.setHashes([]uint64{0}); a == 0 {
 		t.Error("the first hash of {0} is 0")
 	}
+	if k.setHash(nil) != 0 {
+		t.Error("setHash of the empty set is not 0")
+	}
 	seen := map[[2]uint64]int{}
 	for n := 1; n < 300; n++ {
 		set := make([]uint64, n)
@@ -72,6 +75,9 @@ func TestSetHashes(t *testing.T) {
 		}
 		set = slices.Compact(slices.Sorted(slices.Values(set)))
 		a, b := k.setHashes(set)
+		if h := k.setHash(set); h != a {
+			t.Fatalf("%d elements: setHash %#x, setHashes' first %#x", n, h, a)
+		}
 		r.Shuffle(len(set), func(i, j int) { set[i], set[j] = set[j], set[i] })
 		if a2, b2 := k.setHashes(set); a2 != a || b2 != b {
 			t.Fatalf("%d elements: the hashes depend on the order", n)

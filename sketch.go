@@ -85,18 +85,27 @@ func newSetKey() setKey {
 // does not allocate. The hashes are internal to one Batch: nothing stores
 // them.
 func (k *setKey) setHashes(set []uint64) (fp, fp2 uint64) {
+	return k.setHash(set), setSum(set, k[2], k[3], 0xc2b2ae3d27d4eb4f)
+}
+
+// setHash is setHashes' first hash alone: what one pass, which compares
+// the sets of documents whose hashes agree, needs to find identical sets.
+func (k *setKey) setHash(set []uint64) uint64 {
 	if len(set) == 0 {
-		return 0, 0
+		return 0
 	}
-	var s0, s1 uint64
+	return setSum(set, k[0], k[1], 0x9e3779b97f4a7c15) | 1
+}
+
+// setSum is a hash of setHashes: the sum over set of the folded product
+// (x^a)*m, then mixed with the size times c.
+func setSum(set []uint64, a, m, c uint64) uint64 {
+	var sum uint64
 	for _, x := range set {
-		hi, lo := bits.Mul64(x^k[0], k[1])
-		s0 += hi ^ lo
-		hi, lo = bits.Mul64(x^k[2], k[3])
-		s1 += hi ^ lo
+		hi, lo := bits.Mul64(x^a, m)
+		sum += hi ^ lo
 	}
-	n := uint64(len(set))
-	return mix64(s0+n*0x9e3779b97f4a7c15) | 1, mix64(s1 ^ n*0xc2b2ae3d27d4eb4f)
+	return mix64(sum + uint64(len(set))*c)
 }
 
 // mix64 is a bijective 64-bit finaliser (the one of SplitMix64).
