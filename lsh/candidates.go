@@ -664,37 +664,92 @@ func bandKey(vals []uint32, band int) uint64 {
 // (AMD EPYC, Go 1.26): 11 bits (6 passes over 2048 buckets) took 2.8 ms for
 // 100k records and 56 ms for 1M, 8 bits (8 passes) 4.6 and 74 ms, 16 bits
 // (4 passes, 65536 buckets) 8.1 and 208 ms; slices.SortFunc 32 and 261 ms.
+// Sorting on the top 33 bits first (3 passes, then the rare runs that agree
+// on them) took 12.7% less at 1M records than the 6 passes (benchstat, 8
+// alternating runs of each build on 2026-11-26; -11.9% geomean with 100k).
 const radixBits = 11
 
 // radixSort sorts a by key with a stable LSD radix sort, using tmp (same
 // length) as scratch, and returns the slice holding the result (a or
 // tmp). Passes whose digit is the same for every record are skipped.
+//
+// It sorts on the top radixTop bits only (3 passes instead of 6), then
+// sorts each run of records whose top bits agree on the rest of the key:
+// band keys are hashes, so such runs are rare (about n²/2^34 pairs of
+// records) and mostly records with equal keys, which need nothing. Keys
+// that are not spread over the top bits (tests narrow them with keyMask)
+// make long runs, which are radix sorted on the low bits in turn.
 func radixSort(a, tmp []entry) []entry {
-	const (
-		buckets = 1 << radixBits
-		passes  = (64 + radixBits - 1) / radixBits
-	)
 	if len(a) < 2 {
 		return a
 	}
-	var counts [passes][buckets]int
+	s := radixPasses(a, tmp[:len(a)], 64-radixTop, 64)
+	other := tmp[:len(a)]
+	if &s[0] == &other[0] {
+		other = a
+	}
+	for lo := 0; lo < len(s); {
+		top := s[lo].key >> (64 - radixTop)
+		hi, same := lo+1, true
+		for hi < len(s) && s[hi].key>>(64-radixTop) == top {
+			same = same && s[hi].key == s[lo].key
+			hi++
+		}
+		if !same {
+			sortLow(s[lo:hi], other[lo:hi])
+		}
+		lo = hi
+	}
+	return s
+}
+
+// radixTop is the number of top key bits radixSort's first passes sort on.
+const radixTop = 3 * radixBits
+
+// sortLow sorts run, whose keys agree on their top radixTop bits, stably
+// on the rest, using tmp (same length) as scratch; run holds the result.
+func sortLow(run, tmp []entry) {
+	if len(run) <= 16 {
+		for i := 1; i < len(run); i++ { // insertion sort: stable
+			x := run[i]
+			j := i
+			for ; j > 0 && run[j-1].key > x.key; j-- {
+				run[j] = run[j-1]
+			}
+			run[j] = x
+		}
+		return
+	}
+	if r := radixPasses(run, tmp, 0, 64-radixTop); &r[0] != &run[0] {
+		copy(run, r)
+	}
+}
+
+// radixPasses sorts a stably on key bits from..to-1 with LSD passes of
+// radixBits (the last may reach past to-1), using tmp (same length) as
+// scratch, and returns the slice holding the result (a or tmp). A pass
+// whose digit is the same for every record is skipped.
+func radixPasses(a, tmp []entry, from, to int) []entry {
+	const buckets = 1 << radixBits
+	passes := (to - from + radixBits - 1) / radixBits
+	var counts [(64 + radixBits - 1) / radixBits][buckets]int
 	for _, e := range a {
-		k := e.key
+		k := e.key >> from
 		for p := range passes {
 			counts[p][(k>>(p*radixBits))&(buckets-1)]++
 		}
 	}
-	src, dst := a, tmp[:len(a)]
+	src, dst := a, tmp
 	for p := range passes {
 		c := &counts[p]
-		if c[(src[0].key>>(p*radixBits))&(buckets-1)] == len(src) {
+		shift := uint(from + p*radixBits)
+		if c[(src[0].key>>shift)&(buckets-1)] == len(src) {
 			continue // every record has the same digit: nothing to do
 		}
 		sum := 0
 		for d := range c {
 			c[d], sum = sum, sum+c[d]
 		}
-		shift := uint(p * radixBits)
 		for _, e := range src {
 			d := (e.key >> shift) & (buckets - 1)
 			dst[c[d]] = e
