@@ -169,10 +169,10 @@ func TestTwoPassWithoutArena(t *testing.T) {
 	}
 }
 
-// TestTwoPassBitmaps: in two passes the pre-filter also tests the sets'
-// bitmaps (shingle.MaxIntersection) and holds fewer pairs, with the same
-// results as without that test and as one pass: a bound that rejected a
-// pair reaching the threshold would lose it here.
+// TestTwoPassBitmaps: the pre-filter also tests the sets' bitmaps
+// (shingle.MaxIntersection) and holds fewer pairs, in two passes and in
+// one, with the same results as without that test and as one pass: a
+// bound that rejected a pair reaching the threshold would lose it here.
 func TestTwoPassBitmaps(t *testing.T) {
 	defer func(saved bool) { useSetBitmaps = saved }(useSetBitmaps)
 	docs := corpusDocs(t, 3000, 60, 23)
@@ -183,8 +183,9 @@ func TestTwoPassBitmaps(t *testing.T) {
 		"maxbucket-4": {MaxBucket: 4},
 	} {
 		_, one := runBatch(t, o, docs)
-		o.Reread = &sliceReread{docs: docs, extra: -1}
 		useSetBitmaps = false
+		_, oneWithout := runBatch(t, o, docs)
+		o.Reread = &sliceReread{docs: docs, extra: -1}
 		_, without := runBatch(t, o, docs)
 		useSetBitmaps = true
 		o.Reread = &sliceReread{docs: docs, extra: -1}
@@ -197,6 +198,9 @@ func TestTwoPassBitmaps(t *testing.T) {
 		}
 		if with.Stats.Held >= without.Stats.Held || with.Stats.Held < int64(with.Stats.Verified) && with.Stats.LargeBuckets == 0 {
 			t.Errorf("%s: held %d pairs with bitmaps, %d without (%d verified): want fewer with, and no fewer than verified", name, with.Stats.Held, without.Stats.Held, with.Stats.Verified)
+		}
+		if !reflect.DeepEqual(one.Pairs, oneWithout.Pairs) || !reflect.DeepEqual(one.Clusters, oneWithout.Clusters) || one.Stats.Verified != oneWithout.Stats.Verified {
+			t.Errorf("%s: one pass: %d pairs with bitmaps, %d without, or other clusters", name, len(one.Pairs), len(oneWithout.Pairs))
 		}
 	}
 }
