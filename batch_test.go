@@ -647,6 +647,28 @@ func TestPairSorter(t *testing.T) {
 	}
 }
 
+// TestSortHigh compares sortHigh with slices.Sort on keys that meet its
+// precondition (the low halves ascend among equal high halves), below and
+// above the size it switches to the radix sort at, with high halves spread
+// over every digit or sharing the top ones (skipped passes).
+func TestSortHigh(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	var scratch []uint64
+	for _, n := range []int{0, 1, 2, 1000, 1023, 1024, 1025, 5000, 70000} {
+		for _, high := range []uint64{1, 7, 1 << 11, 1 << 22, 1 << 32} {
+			keys := make([]uint64, n)
+			for i := range keys {
+				keys[i] = rng.Uint64N(high)<<32 | uint64(i) // low: the index, ascending
+			}
+			want := slices.Sorted(slices.Values(keys))
+			scratch = sortHigh(keys, scratch)
+			if !slices.Equal(keys, want) {
+				t.Fatalf("%d keys, high halves below %d: not sorted as by slices.Sort", n, high)
+			}
+		}
+	}
+}
+
 // BenchmarkSortPairs sorts 1M pairs (A among 100k documents, B among
 // 200k) by (A, B) as sortedPairs sorts a range, beside slices.SortFunc.
 func BenchmarkSortPairs(b *testing.B) {
