@@ -583,9 +583,7 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 
 	t0 = time.Now()
 	b.setStage("cluster", 0)
-	if err := b.group(res, &st); err != nil {
-		return nil, err
-	}
+	b.group(res, &st)
 	st.Group = time.Since(t0)
 	b.setStage("done", 0)
 	res.Stats = st

@@ -10,25 +10,24 @@ import (
 
 // group turns res.Pairs into res.Clusters and res.Dup with Clusters, and
 // fills the cluster counts of st.
-func (b *Batch) group(res *Result, st *Stats) error {
+func (b *Batch) group(res *Result, st *Stats) {
 	v := res.v
 	n := len(b.ids)
 	docs := make([]ClusterDoc, n)
 	for d := range docs {
 		docs[d] = ClusterDoc{Seq: uint64(d), Size: b.sizes[d], Same: int(v.rep[d])}
 	}
-	// The verified pairs between distinct sets; copies join through Same.
-	edges := make([][2]int, 0, st.Verified)
-	for _, p := range res.Pairs {
-		if v.rep[p.B] == uint32(p.B) {
-			edges = append(edges, [2]int{p.A, p.B})
+	// The verified pairs between distinct sets (in range: the batch made
+	// them); copies join through Same.
+	edges := func(yield func(a, b int) bool) {
+		for _, p := range res.Pairs {
+			if v.rep[p.B] == uint32(p.B) && !yield(p.A, p.B) {
+				return
+			}
 		}
 	}
-	groups, err := Clusters(docs, edges, b.o.Cluster, b.o.Keep)
-	if err != nil {
-		return err
-	}
-	docs, edges = nil, nil
+	groups := clusters(docs, edges, b.o.Cluster, b.o.Keep)
+	docs = nil
 	res.Dup = make([]bool, n)
 	res.Clusters = make([]Cluster, len(groups))
 	var es editdist.Scratch
@@ -79,7 +78,6 @@ func (b *Batch) group(res *Result, st *Stats) error {
 		st.LargestCluster = max(st.LargestCluster, len(members))
 	}
 	st.Clusters = len(groups)
-	return nil
 }
 
 // pairJaccard returns the Jaccard of the verified pair of distinct sets
