@@ -163,14 +163,14 @@ func Clusters(docs []ClusterDoc, edges [][2]int, mode ClusterMode, keep Keep) ([
 				return
 			}
 		}
-	}, mode, keep), nil
+	}, len(edges), mode, keep), nil
 }
 
 // clusters is Clusters on checked arguments, with the edges from a
-// sequence it may range over more than once (each time the same edges):
-// Batch hands it its verified pairs without copying them (at 10M documents,
-// 154 million edges: 2.5 GB as a [][2]int).
-func clusters(docs []ClusterDoc, edges iter.Seq2[int, int], mode ClusterMode, keep Keep) []Group {
+// sequence, ranged over once, and about nEdges of them: Batch hands it its
+// verified pairs without copying them (at 10M documents, 154 million
+// edges: 2.5 GB as a [][2]int).
+func clusters(docs []ClusterDoc, edges iter.Seq2[int, int], nEdges int, mode ClusterMode, keep Keep) []Group {
 	n := len(docs)
 	bySeq := seqOrder(docs)
 	order := keepOrder(docs, bySeq, keep)
@@ -178,13 +178,14 @@ func clusters(docs []ClusterDoc, edges iter.Seq2[int, int], mode ClusterMode, ke
 	group := make([]uint32, n)
 	rep := make([]int32, n)
 	if mode == ClusterStar {
-		g := cluster.NewGraphSeq(n, func(yield func(a, b uint32) bool) {
-			for x, y := range edges {
-				if a, b := docs[x].Same, docs[y].Same; a != b && !yield(uint32(a), uint32(b)) {
-					return
-				}
+		es := make([][2]uint32, 0, nEdges)
+		for x, y := range edges {
+			if a, b := docs[x].Same, docs[y].Same; a != b {
+				es = append(es, [2]uint32{uint32(a), uint32(b)})
 			}
-		})
+		}
+		g := cluster.NewGraph(n, es)
+		es = nil
 		// setOrder: the groups in keep order of their first document;
 		// first[s]: that document, the group's would-be representative.
 		seen := make([]bool, n)

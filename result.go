@@ -26,7 +26,7 @@ func (b *Batch) group(res *Result, st *Stats) {
 			}
 		}
 	}
-	groups := clusters(docs, edges, b.o.Cluster, b.o.Keep)
+	groups := clusters(docs, edges, st.Verified, b.o.Cluster, b.o.Keep)
 	docs = nil
 	res.Dup = make([]bool, n)
 	res.Clusters = make([]Cluster, len(groups))
