@@ -157,20 +157,29 @@ func Clusters(docs []ClusterDoc, edges [][2]int, mode ClusterMode, keep Keep) ([
 	if mode > ClusterComponents || keep > KeepShortest {
 		return nil, fmt.Errorf("%w: Clusters: mode %d, keep %d", ErrInvalid, mode, keep)
 	}
-	return clusters(docs, func(yield func(a, b int) bool) {
-		for _, e := range edges {
+	// The edges between groups, as clusters takes them.
+	es := make([][2]uint32, 0, len(edges))
+	for _, e := range edges {
+		if a, b := docs[e[0]].Same, docs[e[1]].Same; a != b {
+			es = append(es, [2]uint32{uint32(a), uint32(b)})
+		}
+	}
+	return clusters(docs, func(yield func(a, b uint32) bool) {
+		for _, e := range es {
 			if !yield(e[0], e[1]) {
 				return
 			}
 		}
-	}, len(edges), mode, keep), nil
+	}, mode, keep), nil
 }
 
-// clusters is Clusters on checked arguments, with the edges from a
-// sequence, ranged over once, and about nEdges of them: Batch hands it its
-// verified pairs without copying them (at 10M documents, 154 million
-// edges: 2.5 GB as a [][2]int).
-func clusters(docs []ClusterDoc, edges iter.Seq2[int, int], nEdges int, mode ClusterMode, keep Keep) []Group {
+// clusters is Clusters on checked arguments, with the edges as pairs of
+// groups (documents that are their own ClusterDoc.Same), from a sequence
+// it may range over twice, the same edges each time: Batch hands it its
+// verified pairs as they are, without a copy (at 10M documents, 154
+// million edges, 1.2 GB even as a [][2]uint32, at the time of the run's
+// peak memory).
+func clusters(docs []ClusterDoc, edges iter.Seq2[uint32, uint32], mode ClusterMode, keep Keep) []Group {
 	n := len(docs)
 	bySeq := seqOrder(docs)
 	order := keepOrder(docs, bySeq, keep)
@@ -178,14 +187,7 @@ func clusters(docs []ClusterDoc, edges iter.Seq2[int, int], nEdges int, mode Clu
 	group := make([]uint32, n)
 	rep := make([]int32, n)
 	if mode == ClusterStar {
-		es := make([][2]uint32, 0, nEdges)
-		for x, y := range edges {
-			if a, b := docs[x].Same, docs[y].Same; a != b {
-				es = append(es, [2]uint32{uint32(a), uint32(b)})
-			}
-		}
-		g := cluster.NewGraph(n, es)
-		es = nil
+		g := cluster.NewGraphSeq(n, edges)
 		// setOrder: the groups in keep order of their first document;
 		// first[s]: that document, the group's would-be representative.
 		seen := make([]bool, n)
@@ -207,7 +209,7 @@ func clusters(docs []ClusterDoc, edges iter.Seq2[int, int], nEdges int, mode Clu
 			uf.Union(uint32(d), uint32(docs[d].Same))
 		}
 		for a, b := range edges {
-			uf.Union(uint32(a), uint32(b))
+			uf.Union(a, b)
 		}
 		for d := range docs {
 			group[d] = uf.Find(uint32(d))

@@ -18,15 +18,18 @@ func (b *Batch) group(res *Result, st *Stats) {
 		docs[d] = ClusterDoc{Seq: uint64(d), Size: b.sizes[d], Same: int(v.rep[d])}
 	}
 	// The verified pairs between distinct sets (in range: the batch made
-	// them); copies join through Same.
-	edges := func(yield func(a, b int) bool) {
+	// them) as pairs of groups; copies join through Same. The pairs are
+	// sorted by A: only B's lookup is a random one.
+	edges := func(yield func(a, b uint32) bool) {
 		for _, p := range res.Pairs {
-			if v.rep[p.B] == uint32(p.B) && !yield(p.A, p.B) {
-				return
+			if b := uint32(p.B); v.rep[b] == b {
+				if a := v.rep[p.A]; a != b && !yield(a, b) {
+					return
+				}
 			}
 		}
 	}
-	groups := clusters(docs, edges, st.Verified, b.o.Cluster, b.o.Keep)
+	groups := clusters(docs, edges, b.o.Cluster, b.o.Keep)
 	docs = nil
 	res.Dup = make([]bool, n)
 	res.Clusters = make([]Cluster, len(groups))

@@ -1,6 +1,9 @@
 package cluster
 
-import "math"
+import (
+	"iter"
+	"math"
+)
 
 // Graph is an undirected graph over the nodes 0..n-1, held as adjacency
 // lists in one array (compressed sparse rows). It is immutable and safe for
@@ -15,16 +18,38 @@ type Graph struct {
 // neighbours are in the order of the edges. It panics if n is out of range
 // (as NewUnionFind) or an edge names a node >= n.
 func NewGraph(n int, edges [][2]uint32) *Graph {
-	if n < 0 || uint64(n) >= math.MaxUint32 || uint64(len(edges)) > math.MaxUint32/2 {
+	if uint64(len(edges)) > math.MaxUint32/2 {
+		panic("cluster: NewGraph: n or edges out of range")
+	}
+	return NewGraphSeq(n, func(yield func(a, b uint32) bool) {
+		for _, e := range edges {
+			if !yield(e[0], e[1]) {
+				return
+			}
+		}
+	})
+}
+
+// NewGraphSeq is NewGraph with the edges from a sequence, which it ranges
+// over twice (to count each node's neighbours, then to place them): a
+// caller holding its edges in another form need not copy them into a
+// slice. Both ranges must yield the same edges. It panics if n or a node
+// is out of range, or the edges number more than math.MaxUint32/2.
+func NewGraphSeq(n int, edges iter.Seq2[uint32, uint32]) *Graph {
+	if n < 0 || uint64(n) >= math.MaxUint32 {
 		panic("cluster: NewGraph: n or edges out of range")
 	}
 	g := &Graph{off: make([]uint32, n+1)}
-	for _, e := range edges {
-		if e[0] == e[1] {
+	m := uint64(0)
+	for a, b := range edges {
+		if a == b {
 			continue
 		}
-		g.off[e[0]+1]++
-		g.off[e[1]+1]++
+		g.off[a+1]++
+		g.off[b+1]++
+		if m++; m > math.MaxUint32/2 {
+			panic("cluster: NewGraph: n or edges out of range")
+		}
 	}
 	for x := 1; x <= n; x++ {
 		g.off[x] += g.off[x-1]
@@ -32,8 +57,7 @@ func NewGraph(n int, edges [][2]uint32) *Graph {
 	g.nbr = make([]uint32, g.off[n])
 	next := make([]uint32, n)
 	copy(next, g.off[:n])
-	for _, e := range edges {
-		a, b := e[0], e[1]
+	for a, b := range edges {
 		if a == b {
 			continue
 		}
