@@ -49,7 +49,7 @@ type Batch struct {
 	o   Options
 	sk  *Sketcher
 	ver *Verifier
-	key setKey // the two-pass mode: keys each set's setHashes
+	key setKey // keys the set hashes that find identical sets (setKey.setHash, setHashes)
 
 	ids    []string
 	sizes  []int64 // text length in bytes
