@@ -77,8 +77,7 @@ func newSetKey() setKey {
 // depend on the order of its elements: the two-pass mode's first pass
 // deduplicates each set with a hash table (shingle.Shingler.AppendDistinct)
 // and never sorts it, and identifies sets by their sizes and these hashes
-// in place of Fingerprint and fingerprint2 (whose results depend on the
-// order). Each is a sum over the elements of the folded 128-bit product of
+// (Fingerprint's result depends on the order). Each is a sum over the elements of the folded 128-bit product of
 // the element, xor-ed with one key word, and another (odd) key word, then
 // mixed with the size; two different sets agree on both with probability
 // about 2^-128 for a random key. The first is 0 only for the empty set. It

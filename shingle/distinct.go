@@ -9,9 +9,9 @@ const distinctMax = 1 << 15
 // distinct removes the duplicates of a in place, keeping each value's first
 // occurrence in order, and returns how many values are left. It uses an
 // open-addressing table of at least 4 slots a value, kept in s.table and
-// cleared before it returns; a probe sequence that grows long (keys
-// crafted to share their top bits) makes it give up and sort instead,
-// so it stays O(n log n) on any input.
+// cleared before it returns; once the probes past a value's home slot
+// exceed 4 a value (keys crafted to share their top bits), it gives up
+// and sorts instead, so it stays O(n log n) on any input.
 func (s *Shingler) distinct(a []uint64) int {
 	if len(a) <= insertionMax || len(a) > distinctMax {
 		return s.sortDedup(a)
