@@ -45,6 +45,25 @@
 	LEAQ w(AX)(R10*1), R10; \
 	CMPQ R10, need+48(FP)
 
+// ADVANCE(w) moves past the block with the smaller last element, both on a
+// tie: R10 and R11 hold the last elements of a's block and b's (unsigned);
+// CX (i) gains w when R10 <= R11, DX (j) when R10 >= R11. It uses R12 and
+// R13.
+#define ADVANCE(w) \
+	LEAQ w(CX), R12; \
+	LEAQ w(DX), R13; \
+	CMPQ R10, R11; \
+	CMOVQLS R12, CX; \
+	CMOVQCC R13, DX
+
+// RETURN stores the count (AX) and the positions i (CX) and j (DX).
+#define RETURN \
+	VZEROUPPER; \
+	MOVQ AX, count+56(FP); \
+	MOVQ CX, i+64(FP); \
+	MOVQ DX, j+72(FP); \
+	RET
+
 // func intersectBlocksAVX2(a, b []uint64, need int) (count, i, j int)
 TEXT ·intersectBlocksAVX2(SB), NOSPLIT, $0-80
 	ENTRY
@@ -75,23 +94,11 @@ loop:
 	ADDQ BX, AX
 	MOVQ 24(SI)(CX*8), R10       // last of va
 	MOVQ 24(DI)(DX*8), R11       // last of vb
-	XORQ R12, R12
-	XORQ R13, R13
-	CMPQ R10, R11
-	SETLS R12                    // va's last <= vb's last (unsigned): a advances
-	SETCC R13                    // va's last >= vb's last: b advances
-	SHLQ $2, R12
-	SHLQ $2, R13
-	ADDQ R12, CX
-	ADDQ R13, DX
+	ADVANCE(4)
 	JMP  loop
 
 done:
-	VZEROUPPER
-	MOVQ AX, count+56(FP)
-	MOVQ CX, i+64(FP)
-	MOVQ DX, j+72(FP)
-	RET
+	RETURN
 
 // Block intersection with AVX-512: the same loop as intersectBlocksAVX2 with
 // blocks of eight. Each step loads eight elements of a (Z0) and compares
@@ -135,16 +142,8 @@ loop8:
 	ADDQ BX, AX
 	MOVQ 56(SI)(CX*8), R10       // last of va
 	MOVQ 56(R12), R11            // last of vb
-	LEAQ 8(CX), R12
-	LEAQ 8(DX), R13
-	CMPQ R10, R11
-	CMOVQLS R12, CX              // va's last <= vb's last (unsigned): a advances
-	CMOVQCC R13, DX              // va's last >= vb's last: b advances
+	ADVANCE(8)
 	JMP  loop8
 
 done8:
-	VZEROUPPER
-	MOVQ AX, count+56(FP)
-	MOVQ CX, i+64(FP)
-	MOVQ DX, j+72(FP)
-	RET
+	RETURN
