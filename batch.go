@@ -1559,7 +1559,7 @@ func (b *Batch) reread(ctx context.Context, v *views, want func(u uint32) bool, 
 					scratch = sh.AppendSet(scratch[:0], c.buf[prev:end])
 					prev = end
 					d := c.docs[i]
-					if fp, _ := b.key.setHashes(scratch); int32(len(scratch)) != v.counts[d] || fp != v.fps[d] {
+					if int32(len(scratch)) != v.counts[d] || b.key.setHash(scratch) != v.fps[d] {
 						fail(fmt.Errorf("%w: document %d (id %q) has %d shingles, %d when it was added", ErrChanged, d, b.ids[d], len(scratch), v.counts[d]))
 						continue
 					}

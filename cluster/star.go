@@ -18,9 +18,6 @@ type Graph struct {
 // neighbours are in the order of the edges. It panics if n is out of range
 // (as NewUnionFind) or an edge names a node >= n.
 func NewGraph(n int, edges [][2]uint32) *Graph {
-	if uint64(len(edges)) > math.MaxUint32/2 {
-		panic("cluster: NewGraph: n or edges out of range")
-	}
 	return NewGraphSeq(n, func(yield func(a, b uint32) bool) {
 		for _, e := range edges {
 			if !yield(e[0], e[1]) {
