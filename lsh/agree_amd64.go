@@ -73,3 +73,18 @@ func equalBits(eq []uint64, a, b []uint32) int {
 	}
 	return n
 }
+
+// equalPrefix sets eq to the equality bits of the first n values of a and
+// b (bit k%64 of eq[k/64] set where a[k] == b[k]), with the AVX-512 kernel,
+// and reports true; bits from n to the next multiple of 16 may be set too.
+// It reports false, eq untouched, when the kernel is off, n is 0 or over
+// 128, or a or b is shorter than n rounded up to 16 values (the kernel
+// reads whole groups of 16).
+func equalPrefix(eq *[2]uint64, a, b []uint32, n int) bool {
+	g := (n + 15) / 16
+	if !useAVX512 || n <= 0 || n > 128 || len(a) < g*16 || len(b) < g*16 {
+		return false
+	}
+	equalMasksAVX512(&a[0], &b[0], g, (*uint16)(unsafe.Pointer(&eq[0])))
+	return true
+}

@@ -12,3 +12,6 @@ var haveAVX512, useAVX512 = false, false
 
 // equalBits is equalBitsGeneric: no vector kernel in this build.
 func equalBits(eq []uint64, a, b []uint32) int { return equalBitsGeneric(eq, a, b) }
+
+// equalPrefix reports false: no vector kernel in this build.
+func equalPrefix(eq *[2]uint64, a, b []uint32, n int) bool { return false }

@@ -265,3 +265,70 @@ func TestAgreeingKept(t *testing.T) {
 		}
 	})
 }
+
+// TestAgreesBefore: the report-band test from equality bits (equalPrefix,
+// then bandBits.agreesBefore) answers as bands does on the values, for
+// every band, with and without chained-bucket bits, from a prefix of n
+// values and from the whole signature's bits.
+func TestAgreesBefore(t *testing.T) { kernels(t, testAgreesBefore) }
+
+func testAgreesBefore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	prefixes, agreed := 0, 0
+	for _, p := range []Params{{35, 3}, {1, 1}, {64, 1}, {20, 5}, {13, 9}, {2, 64}, {4, 30}, {64, 2}, {42, 3}} {
+		for _, slots := range []int{p.Bands * p.Rows, p.Bands*p.Rows + 7, 128} {
+			bb, ok := p.newBandBits(slots)
+			if slots < p.Bands*p.Rows || !ok || len(bb.starts) > 2 {
+				continue
+			}
+			for range 300 {
+				a, b := make([]uint32, slots), make([]uint32, slots)
+				share := 50 + rng.IntN(51)
+				for k := range slots {
+					a[k] = uint32(rng.IntN(1000))
+					b[k] = uint32(rng.IntN(1000))
+					if rng.IntN(100) < share {
+						b[k] = a[k]
+					}
+				}
+				var large []uint64
+				switch rng.IntN(3) {
+				case 1:
+					large = []uint64{rng.Uint64() & rng.Uint64()}
+				case 2:
+					large = []uint64{0}
+				}
+				var full [2]uint64
+				equalBitsGeneric(full[:len(bb.starts)], a, b)
+				for band := 1; band <= p.Bands; band++ {
+					n := band * p.Rows
+					small, _ := p.bands(a[:n], b[:n], large)
+					want := small >= 0
+					if want {
+						agreed++
+					}
+					if got := bb.agreesBefore(&full, band, large); got != want {
+						t.Fatalf("%v slots %d band %d large %x: from all bits %v, bands says %v", p, slots, band, large, got, want)
+					}
+					var eq [2]uint64
+					if !equalPrefix(&eq, a, b, n) {
+						continue
+					}
+					prefixes++
+					for k := range n {
+						if got, w := eq[k/64]>>(k%64)&1 == 1, a[k] == b[k]; got != w {
+							t.Fatalf("equalPrefix n %d: bit %d is %v, want %v", n, k, got, w)
+						}
+					}
+					if got := bb.agreesBefore(&eq, band, large); got != want {
+						t.Fatalf("%v slots %d band %d large %x: from the prefix %v, bands says %v", p, slots, band, large, got, want)
+					}
+				}
+			}
+		}
+	}
+	if useAVX512 && prefixes == 0 {
+		t.Error("the AVX-512 kernel never compared a prefix")
+	}
+	t.Logf("%d prefixes compared, %d agreeing", prefixes, agreed)
+}

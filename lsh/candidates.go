@@ -136,6 +136,9 @@ func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) 
 	// chained members are marked.
 	sh := &shared{words: (p.Bands + 63) / 64, ready: make([]chan struct{}, p.Bands), allIn: make(chan struct{})}
 	sh.left.Store(int32(workers))
+	if bb, ok := p.newBandBits(c.Slots); ok && len(bb.starts) <= 2 {
+		sh.bb = &bb
+	}
 	if c.MaxBucket > 0 && n > c.MaxBucket {
 		sh.large = make([]uint64, n*sh.words)
 		sh.some = make([]uint64, (n+63)/64)
@@ -224,6 +227,9 @@ type shared struct {
 	some []uint64
 	// ready[band] is closed once band's chained members are marked in large.
 	ready []chan struct{}
+	// bb finds the report band from equality bits (bandBits.agreesBefore);
+	// nil when the parameters do not fit in two words of bits.
+	bb *bandBits
 
 	// The chained buckets of every worker, largest first, shared out once
 	// every worker has added its own (allIn closed); next is the next to
@@ -604,7 +610,13 @@ func (bw *bandWorker) earlier(i, j uint32, band int) bool {
 	if bw.sh.large != nil {
 		large = bw.largeOf(buf[:0], i)
 	}
-	small, _ := c.Params.bands(c.Sigs[int(i)*slots:int(i)*slots+band*r], c.Sigs[int(j)*slots:int(j)*slots+band*r], large)
+	a, b := c.Sigs[int(i)*slots:int(i+1)*slots], c.Sigs[int(j)*slots:int(j+1)*slots]
+	n := band * r
+	var eq [2]uint64
+	if bw.sh.bb != nil && equalPrefix(&eq, a, b, n) {
+		return bw.sh.bb.agreesBefore(&eq, band, large)
+	}
+	small, _ := c.Params.bands(a[:n], b[:n], large)
 	return small >= 0
 }
 

@@ -261,6 +261,45 @@ func (bb *bandBits) forbid(dst []uint64, band int, large []uint64) {
 	}
 }
 
+// agreesBefore reports whether two signatures whose equality bits are eq
+// (at least their first band*Rows bits; bits past them are not read for
+// this answer) agree on a band before band whose bit in large is clear (a
+// short or nil large: no bit set). It is bands' small >= 0 on the first
+// band*Rows values, from bits: one comparison of the whole prefix instead
+// of a loop and a branch a band. bb must have at most two words.
+func (bb *bandBits) agreesBefore(eq *[2]uint64, band int, large []uint64) bool {
+	r := bb.p.Rows
+	n := band * r // the starts of bands before band are below n
+	for w := 0; w < len(bb.starts) && w*64 < n; w++ {
+		// bb.runs for two words, without its bounds test a row.
+		t, next := eq[w], uint64(0)
+		if w == 0 {
+			next = eq[1]
+		}
+		for i := 1; i < r; i++ {
+			t &= eq[w]>>i | next<<(64-i)
+		}
+		t &= bb.starts[w]
+		if rem := n - w*64; rem < 64 {
+			t &= 1<<rem - 1
+		}
+		if t == 0 {
+			continue
+		}
+		if len(large) == 0 {
+			return true
+		}
+		for t != 0 {
+			k := (w*64 + bits.TrailingZeros64(t)) / r
+			t &= t - 1
+			if large[0]&(1<<k) == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // anyAgrees reports whether a and b agree on all Rows values of a band
 // whose start is set in bands (as forbid sets it). low holds bits that
 // are set at least where a and b agree (the byte-equality bits of their
