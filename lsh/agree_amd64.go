@@ -85,6 +85,13 @@ func equalPrefix(eq *[2]uint64, a, b []uint32, n int) bool {
 	if !useAVX512 || n <= 0 || n > 128 || len(a) < g*16 || len(b) < g*16 {
 		return false
 	}
-	equalMasksAVX512(&a[0], &b[0], g, (*uint16)(unsafe.Pointer(&eq[0])))
+	eq[0], eq[1] = equalPrefixAVX512(&a[0], &b[0], g)
 	return true
 }
+
+// equalPrefixAVX512 returns the equality bits of the first groups*16
+// values of a and b, groups <= 8: bit k of lo for k < 64, bit k-64 of hi
+// above.
+//
+//go:noescape
+func equalPrefixAVX512(a, b *uint32, groups int) (lo, hi uint64)

@@ -83,3 +83,51 @@ eqloop:
 eqdone:
 	VZEROUPPER
 	RET
+
+// func equalPrefixAVX512(a, b *uint32, groups int) (lo, hi uint64)
+//
+// The equality bits of the first groups*16 values of a and b (groups <=
+// 8; bit k%64 of lo for k < 64, of hi above), built in registers: the
+// 16-bit masks of equalMasksAVX512, stored and read back as 64-bit words,
+// stall the load on a failed store-to-load forward.
+TEXT ·equalPrefixAVX512(SB), NOSPLIT, $0-40
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DI
+	MOVQ groups+16(FP), R10
+	XORQ R8, R8
+	XORQ R9, R9
+	XORL CX, CX
+
+eplo:
+	TESTQ R10, R10
+	JZ    epdone
+	CMPQ  CX, $64
+	JAE   ephi
+	VMOVDQU32 (SI), Z0
+	VPCMPEQD  (DI), Z0, K1
+	KMOVW     K1, AX
+	SHLQ      CL, AX
+	ORQ       AX, R8
+	ADDQ      $64, SI
+	ADDQ      $64, DI
+	ADDQ      $16, CX
+	DECQ      R10
+	JMP       eplo
+
+ephi:
+	VMOVDQU32 (SI), Z0
+	VPCMPEQD  (DI), Z0, K1
+	KMOVW     K1, AX
+	SHLQ      CL, AX // the count is taken mod 64
+	ORQ       AX, R9
+	ADDQ      $64, SI
+	ADDQ      $64, DI
+	ADDQ      $16, CX
+	DECQ      R10
+	JNZ       ephi
+
+epdone:
+	VZEROUPPER
+	MOVQ R8, lo+24(FP)
+	MOVQ R9, hi+32(FP)
+	RET
