@@ -9,7 +9,8 @@
 #   RECALL=0 bench/run.sh   # skip the exact join (it takes a while on 1M)
 #   bench/run.sh 10000000   # 10M, in ten files; recall from a sample (bench/recall -sample)
 #   SAMPLE=100 bench/run.sh 1000000   # a sampled check at any size
-#   MEMORY_LIMIT=1GB bench/run.sh 1000000   # dedup --memory-limit (two passes)
+#   MEMORY_LIMIT=none bench/run.sh 1000000  # dedup --memory-limit none: one pass (the default
+#                                           # takes two over these plain files)
 #   MAX_BUCKET=5000 bench/run.sh 10000000   # dedup --max-bucket (default 2000; same pairs, other work)
 #
 # A second table gives each run's stages in seconds, from dedup --stats

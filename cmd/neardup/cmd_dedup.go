@@ -61,7 +61,7 @@ func runDedup(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile (for go tool pprof)")
 	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile at the end of the run")
 	f.memoryLimit = -1
-	fs.Var(&f.memoryLimit, "memory-limit", "when one pass would need more memory than this (about 2.5x the input), take two: keep signatures, then read again only the candidates' documents (auto: 60% of the machine's memory; none; or a size such as 8GiB)")
+	fs.Var(&f.memoryLimit, "memory-limit", "when one pass would need more memory than this (about 2.5x the input), take two: keep signatures, then read again only the candidates' documents (auto: 60% of the machine's memory, and two passes over plain files of more than about 100 MB; none: always one pass; or a size such as 8GiB)")
 	inputs, err := parseArgs(fs, args, 1, "no input given")
 	if err != nil {
 		return err
@@ -178,7 +178,7 @@ func dedup(ctx context.Context, e *env, f *dedupFlags, inputs []string, co corpu
 	start := time.Now()
 	src := &source{}
 	defer src.cleanup()
-	if f.twoPass = planPasses(o, f.memoryLimit, inputs); f.twoPass != "" {
+	if f.twoPass = planPasses(o, f.memoryLimit, inputs, co.Format); f.twoPass != "" {
 		o.Reread = &rereader{e: e, src: src, co: co}
 	}
 	defer setGoMemoryLimit(f.memoryLimit)()

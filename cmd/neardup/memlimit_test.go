@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/corpus"
 )
 
 // TestMemoryLimitTwoPasses: a --memory-limit below what one pass needs
@@ -72,7 +75,8 @@ func TestMemoryLimitTwoPasses(t *testing.T) {
 			}
 		}
 	}
-	// The default (60% of this machine's memory) takes one pass here.
+	// The default takes one pass here: the sample is far below rereadAbove
+	// (TestPlanPasses covers the rest of the automatic choice).
 	code, _, stderr := cli(t, "", "dedup", reportSample)
 	if code != 0 || strings.Contains(stderr, "passes:") {
 		t.Errorf("default limit: exit %d, %s", code, stderr)
@@ -145,5 +149,62 @@ func TestMaxBucketSameResult(t *testing.T) {
 	}
 	if outs[0] != outs[1] || len(outs[0]) < 1000 {
 		t.Errorf("--max-bucket 3 and -1 wrote different pairs or clusters (%d and %d bytes)", len(outs[0]), len(outs[1]))
+	}
+}
+
+// TestPlanPasses: the automatic limit takes two passes over plain files
+// large enough for the memory to matter, and one over small, compressed or
+// Parquet files, directories and standard input; none always takes one; an
+// explicit limit takes two only when one pass would need more.
+func TestPlanPasses(t *testing.T) {
+	dir := t.TempDir()
+	sized := func(name string, size int64) string {
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := f.Truncate(size); err != nil { // sparse: no disk used
+			t.Fatal(err)
+		}
+		return p
+	}
+	big := sized("big.jsonl", 200<<20)    // 500 MiB in one pass, > rereadAbove
+	small := sized("small.jsonl", 50<<20) // 125 MiB, < rereadAbove
+	half := sized("half.csv", 60<<20)     // with small: 275 MiB
+	gz := sized("big.jsonl.gz", 200<<20)
+	pq := sized("big.parquet", 200<<20)
+	exact := neardup.Options{Verify: neardup.VerifyExact}
+	auto, none, budget := memoryLimit(-1), memoryLimit(0), memoryLimit(1<<30)
+	if physicalMemory() < 4<<30 {
+		t.Skip("the automatic limit needs a few GiB of memory for these sizes")
+	}
+	for _, c := range []struct {
+		m      memoryLimit
+		inputs []string
+		format corpus.Format
+		o      neardup.Options
+		two    bool
+	}{
+		{auto, []string{big}, corpus.Auto, exact, true},
+		{auto, []string{small}, corpus.Auto, exact, false},
+		{auto, []string{small, half}, corpus.Auto, exact, true}, // several files are one corpus
+		{auto, []string{small, gz}, corpus.Auto, exact, false},
+		{auto, []string{pq}, corpus.Auto, exact, false},
+		{auto, []string{big}, corpus.Parquet, exact, false},
+		{auto, []string{dir}, corpus.Auto, exact, false},
+		{auto, []string{big, "-"}, corpus.Auto, exact, false},
+		{auto, []string{big}, corpus.Auto, neardup.Options{Verify: neardup.VerifyExact, Params: neardup.Params{Weight: neardup.WeightIDF}}, false},
+		{auto, []string{big}, corpus.Auto, neardup.Options{Verify: neardup.VerifyEstimate}, false},
+		{none, []string{big}, corpus.Auto, exact, false},
+		{budget, []string{big}, corpus.Auto, exact, false}, // 500 MiB fits 1 GiB
+		{memoryLimit(400 << 20), []string{big}, corpus.Auto, exact, true},
+		{budget, []string{"-"}, corpus.Auto, exact, true},
+	} {
+		why := planPasses(c.o, c.m, c.inputs, c.format)
+		if (why != "") != c.two {
+			t.Errorf("limit %v, inputs %v, format %v: two passes %q, want %v", &c.m, c.inputs, c.format, why, c.two)
+		}
 	}
 }
