@@ -299,7 +299,13 @@ func (b *Batch) shingleWorker() {
 				}
 				c.counts[i] = int32(len(scratch))
 				if c.bits != nil {
-					c.bits[i].Add(scratch)
+					// Built on the stack, then stored whole: Add reads
+					// each word before it writes it, and a read first
+					// touches fresh arena pages with the zero page,
+					// then faults again on the write.
+					var bm shingle.Bitmap
+					bm.Add(scratch)
+					c.bits[i] = bm
 				}
 				c.sigs = sk.AppendSignature(c.sigs, scratch)
 			} else {
@@ -825,7 +831,9 @@ func (b *Batch) sign(v *views) {
 				set := v.sets[v.uniq[u]]
 				b.sk.AppendSignature(v.sigs[u*k:u*k:(u+1)*k], set)
 				if v.bits != nil {
-					v.bits[u].Add(set)
+					var bm shingle.Bitmap // on the stack, as in the first pass
+					bm.Add(set)
+					v.bits[u] = bm
 				}
 			}
 			b.done.Add(int64(hi - lo))

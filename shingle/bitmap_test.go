@@ -146,15 +146,26 @@ func ExampleMaxIntersection() {
 	// Output: 2
 }
 
+// BenchmarkBitmapAdd: a sorted set (one pass's), and the same elements
+// in random order (two passes' first pass, which does not sort).
 func BenchmarkBitmapAdd(b *testing.B) {
 	r := rand.New(rand.NewPCG(9, 10))
 	set := randSetIn(r, 250, ^uint64(0))
-	var bm Bitmap
-	for b.Loop() {
-		bm = Bitmap{}
-		bm.Add(set)
+	mixed := slices.Clone(set)
+	r.Shuffle(len(mixed), func(i, j int) { mixed[i], mixed[j] = mixed[j], mixed[i] })
+	for _, c := range []struct {
+		name string
+		set  []uint64
+	}{{"sorted", set}, {"unsorted", mixed}} {
+		b.Run(c.name, func(b *testing.B) {
+			var bm Bitmap
+			for b.Loop() {
+				bm = Bitmap{}
+				bm.Add(c.set)
+			}
+			_ = bm
+		})
 	}
-	_ = bm
 }
 
 // TestBitmapAddOrder checks that Add gives the same bitmap in any order and
