@@ -375,7 +375,7 @@ type Stats struct {
 	Identical    int   // documents whose set equals an earlier document's
 
 	Params        lsh.Params
-	Candidates    int64 // candidate pairs among distinct sets (in buckets over MaxBucket, those whose signatures agree enough)
+	Candidates    int64 // candidate pairs among distinct sets (in buckets over MaxBucket, those whose signatures agree enough and that pass the length filter and, under exact unweighted verification, the set bitmaps' bound)
 	LargeBuckets  int64 // LSH buckets over MaxBucket, compared by signature (see Options.MaxBucket)
 	LargestBucket int   // distinct sets in the largest LSH bucket
 	Verified      int   // candidates at or above the threshold
@@ -1203,16 +1203,17 @@ func (b *Batch) verifyHeld(ctx context.Context, v *views, l *blockList[[2]uint32
 }
 
 // verifyChained verifies the pairs the chained LSH buckets of d add beyond
-// their chains (lsh.Deferred.Pairs), on every worker, a bucket at a time,
+// their chains (lsh.Deferred.PairsWhere), on every worker, a bucket at a time,
 // largest first, with the bucket's sets copied together first: its members
 // are few enough for all their sets to stay in cache while its pairs are
 // verified. sig(u) is distinct set u's signature, view(u) its sketch as
 // Verifier.LengthOK reads it (size, weight sum), and set(u) what Confirm
 // reads besides: the set and, under WeightIDF, the weights. It adds the
 // pairs that reach the threshold to found (as documents uniq[u]) and
-// returns the number of candidate pairs (the pairs lsh.Candidates.Run
-// would have reported). It stops after the bucket during which ctx is
-// cancelled.
+// returns the number of candidate pairs: of the pairs lsh.Candidates.Run
+// would have reported, those that pass the length filter and the set
+// bitmaps' bound (tested first). It stops after the bucket during which
+// ctx is cancelled.
 func (b *Batch) verifyChained(ctx context.Context, d *lsh.Deferred, sig func(u uint32) []uint32,
 	view func(u uint32) Sketch, set func(u uint32) ([]uint64, []float64), uniq []uint32, found []blockList[verified]) int64 {
 	if d == nil || d.Len() == 0 {
@@ -1261,17 +1262,22 @@ func (b *Batch) verifyChained(ctx context.Context, d *lsh.Deferred, sig func(u u
 						bm[x].Add(sk[x].Set)
 					}
 				}
-				d.Pairs(o.LSH, minAgree, k, sig, func(x, y int) bool {
-					n++
-					// The signatures agree on MinAgreement slots:
-					// of Prefilter, only the length filter is left.
+				// The sizes and bitmaps, in cache, are tested before
+				// lsh compares the pair's report band and whole
+				// signatures: in a large bucket of documents that share
+				// text most pairs whose low bytes agree fail them, and
+				// those comparisons were most of the buckets' time
+				// (since 2026-11-26; candidate_pairs counts the pairs
+				// that pass both).
+				keep := func(x, y int) bool {
 					a, c := &sk[x], &sk[y]
-					if !b.ver.LengthOK(a, c) {
-						return true
-					}
-					if bitmaps && !b.ver.bitmapOK(a, c, &bm[x], &bm[y]) {
-						return true
-					}
+					return b.ver.LengthOK(a, c) && (!bitmaps || b.ver.bitmapOK(a, c, &bm[x], &bm[y]))
+				}
+				d.PairsWhere(o.LSH, minAgree, k, sig, keep, func(x, y int) bool {
+					n++
+					// The signatures agree on MinAgreement slots, and
+					// keep passed the rest of Prefilter.
+					a, c := &sk[x], &sk[y]
 					if jac, ok := b.ver.Confirm(a, c); ok {
 						found[w].add(verified{a: uniq[ids[x]], b: uniq[ids[y]], jaccard: jac})
 					}

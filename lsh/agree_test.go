@@ -242,7 +242,7 @@ func TestAgreeingKept(t *testing.T) {
 				largeOf := func(i uint32) []uint64 { return large[int(i/3)*words : int(i/3+1)*words] }
 				for _, need := range []int{slots / 3, slots / 2, 2 * slots / 3} {
 					var got, want []string
-					c.p.agreeingKept(ids, band, need, sigs, largeOf, func(x, y int) bool {
+					c.p.agreeingKept(ids, band, need, sigs, largeOf, nil, func(x, y int) bool {
 						got = append(got, fmt.Sprint(x, y))
 						return true
 					})

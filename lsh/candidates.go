@@ -284,13 +284,24 @@ func (d *Deferred) Members(k int) []uint32 { return d.buckets[k].ids }
 // when fn returns false. Pairs allocates a copy of the bucket's signatures
 // and may be called for different buckets concurrently.
 func (d *Deferred) Pairs(p Params, minAgree, k int, sig func(i uint32) []uint32, fn func(x, y int) bool) {
+	d.PairsWhere(p, minAgree, k, sig, nil, fn)
+}
+
+// PairsWhere is Pairs for the pairs keep(x, y) accepts: keep, if not nil,
+// is asked about each pair that passes the comparison of the signatures'
+// low bytes, before its report band and its full comparison, which it
+// spares the pairs it rejects. It must answer from the pair alone (the
+// pairs fn is given are then exactly Pairs' pairs that keep accepts): for
+// instance a caller's cheap test of the two sets' sizes or bitmaps, which
+// in a large bucket of documents that share text rejects most pairs.
+func (d *Deferred) PairsWhere(p Params, minAgree, k int, sig func(i uint32) []uint32, keep, fn func(x, y int) bool) {
 	b := d.buckets[k]
 	if len(b.ids) < 3 || minAgree <= 0 {
 		return
 	}
 	sigs := appendSigs(nil, b.ids, sig)
 	large := func(i uint32) []uint64 { return d.large[int(i)*d.words : int(i+1)*d.words] }
-	p.agreeingKept(b.ids, b.band, minAgree, sigs, large, fn)
+	p.agreeingKept(b.ids, b.band, minAgree, sigs, large, keep, fn)
 }
 
 // appendSigs appends the signatures of ids, sig(i) each, to dst.
@@ -313,13 +324,17 @@ func appendSigs(dst []uint32, ids []uint32, sig func(i uint32) []uint32) []uint3
 // that agree on none of those bands are compared in full for MinAgree.
 // In a large bucket most of the pairs that pass the block comparison are
 // reported in another band, and this reads one or two cache lines of
-// their second signature instead of all of it.
-func (p Params) agreeingKept(ids []uint32, band, minAgree int, sigs []uint32, large func(i uint32) []uint64, fn func(x, y int) bool) {
+// their second signature instead of all of it. keep, if not nil, is asked
+// first (see Deferred.PairsWhere).
+func (p Params) agreeingKept(ids []uint32, band, minAgree int, sigs []uint32, large func(i uint32) []uint64, keep, fn func(x, y int) bool) {
 	slots := len(sigs) / len(ids)
 	at := func(x int) []uint32 { return sigs[x*slots : (x+1)*slots] }
 	bb, fast := p.newBandBits(slots)
 	if !fast {
 		agreeingPairs(len(ids), minAgree, at, nil, func(x, y int) bool {
+			if keep != nil && !keep(x, y) {
+				return true
+			}
 			return p.ReportBand(at(x), at(y), large(ids[x])) != band || fn(x, y)
 		})
 		return
@@ -327,6 +342,9 @@ func (p Params) agreeingKept(ids []uint32, band, minAgree int, sigs []uint32, la
 	forbid := make([]uint64, len(bb.starts))
 	fx := -1 // the member forbid is for
 	drop := func(x, y int, low []uint64) bool {
+		if keep != nil && !keep(x, y) {
+			return true
+		}
 		if x != fx {
 			bb.forbid(forbid, band, large(ids[x]))
 			fx = x
@@ -497,7 +515,7 @@ func (bw *bandWorker) agreeing(ids []uint32, band int) {
 	var buf [4]uint64
 	large := func(i uint32) []uint64 { return bw.largeOf(buf[:0], i) }
 	k := 0
-	c.Params.agreeingKept(ids, band, c.MinAgree, bw.gather, large, func(x, y int) bool {
+	c.Params.agreeingKept(ids, band, c.MinAgree, bw.gather, large, nil, func(x, y int) bool {
 		bw.report(ids[x], ids[y])
 		if k++; k&1023 == 0 {
 			return !bw.stop.Load()

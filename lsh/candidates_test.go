@@ -491,3 +491,69 @@ func TestRunDeferred(t *testing.T) {
 		t.Fatal("no deferred pair: the test shows nothing")
 	}
 }
+
+// TestPairsWhere: Deferred.PairsWhere gives exactly the pairs of
+// Deferred.Pairs that keep accepts, and asks keep only about pairs that
+// pass the signature comparison, both where the report band comes from
+// bits (8 bands) and where it does not (70 bands).
+func TestPairsWhere(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	kept := 0
+	for _, c := range []struct {
+		p     Params
+		slots int
+	}{{Params{8, 3}, 24}, {Params{70, 1}, 72}} {
+		const n = 200
+		sigs := randomSigs(rng, n, c.slots, 2)
+		agree := c.slots / 2
+		d := &Deferred{}
+		cand := &Candidates{Params: c.p, Slots: c.slots, Sigs: sigs, Workers: 2, MaxBucket: 4, MinAgree: agree, Deferred: d}
+		runCollect(t, cand)
+		if d.Len() == 0 {
+			t.Fatalf("%v: no chained bucket", c.p)
+		}
+		sig := func(i uint32) []uint32 { return sigs[int(i)*c.slots : int(i+1)*c.slots] }
+		for k := range d.Len() {
+			m := d.Members(k)
+			keep := func(x, y int) bool { return (m[x]*31+m[y]*7)%3 != 0 }
+			want := map[pair]bool{}
+			d.Pairs(c.p, agree, k, sig, func(x, y int) bool {
+				if keep(x, y) {
+					want[pair{m[x], m[y]}] = true
+				}
+				return true
+			})
+			got := map[pair]bool{}
+			d.PairsWhere(c.p, agree, k, sig, func(x, y int) bool {
+				if slotsAgree(sig(m[x]), sig(m[y])) < agree && c.p.Bands <= 64 {
+					// Asked after the low bytes' comparison: a pair
+					// whose full values agree less may be asked, one
+					// whose low bytes agree less may not.
+					low := 0
+					for s := range c.slots {
+						if uint8(sig(m[x])[s]) == uint8(sig(m[y])[s]) {
+							low++
+						}
+					}
+					if low < agree {
+						t.Fatalf("keep asked about %d,%d: %d low bytes agree, need %d", m[x], m[y], low, agree)
+					}
+				}
+				return keep(x, y)
+			}, func(x, y int) bool {
+				e := pair{m[x], m[y]}
+				if got[e] {
+					t.Fatalf("pair %v given twice", e)
+				}
+				got[e] = true
+				return true
+			})
+			diff(t, fmt.Sprintf("%v bucket %d: PairsWhere", c.p, k), got, want)
+			kept += len(got)
+		}
+	}
+	if kept == 0 {
+		t.Fatal("no pair kept: the test shows nothing")
+	}
+	t.Logf("%d pairs kept", kept)
+}

@@ -266,7 +266,7 @@ func BenchmarkAgreeingKept(b *testing.B) {
 	kept := 0
 	for b.Loop() {
 		kept = 0
-		p.agreeingKept(ids, band, 48, sigs, largeOf, func(x, y int) bool { kept++; return true })
+		p.agreeingKept(ids, band, 48, sigs, largeOf, nil, func(x, y int) bool { kept++; return true })
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(m*(m-1)/2), "ns/pair")
 	b.ReportMetric(float64(kept), "kept/op")
