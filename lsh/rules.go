@@ -229,13 +229,12 @@ func (p Params) newBandBits(slots int) (bb bandBits, ok bool) {
 // runs returns word w of the bits eq AND-ed with themselves shifted by
 // 1..Rows-1: bit k is set when bits k..k+Rows-1 of eq all are.
 func (bb *bandBits) runs(eq []uint64, w int) uint64 {
-	t := eq[w]
+	t, next := eq[w], uint64(0)
+	if w+1 < len(eq) {
+		next = eq[w+1] // looked up once, not once a row
+	}
 	for i := 1; i < bb.p.Rows; i++ {
-		s := eq[w] >> i
-		if w+1 < len(eq) {
-			s |= eq[w+1] << (64 - i)
-		}
-		t &= s
+		t &= eq[w]>>i | next<<(64-i)
 	}
 	return t
 }
@@ -271,15 +270,7 @@ func (bb *bandBits) agreesBefore(eq *[2]uint64, band int, large []uint64) bool {
 	r := bb.p.Rows
 	n := band * r // the starts of bands before band are below n
 	for w := 0; w < len(bb.starts) && w*64 < n; w++ {
-		// bb.runs for two words, without its bounds test a row.
-		t, next := eq[w], uint64(0)
-		if w == 0 {
-			next = eq[1]
-		}
-		for i := 1; i < r; i++ {
-			t &= eq[w]>>i | next<<(64-i)
-		}
-		t &= bb.starts[w]
+		t := bb.runs(eq[:], w) & bb.starts[w]
 		if rem := n - w*64; rem < 64 {
 			t &= 1<<rem - 1
 		}
