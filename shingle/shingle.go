@@ -72,6 +72,7 @@ type Shingler struct {
 	o Options // N resolved
 
 	ring    []uint64  // Word: last N token hashes, stored twice (see appendWord)
+	masks   []uint64  // Word: letter and digit masks of 64-byte blocks (appendWordASCII)
 	norm    []byte    // Char: normalised text followed by 8 zero bytes
 	scratch []uint64  // sort: bucket sort destination
 	counts  []int32   // sort: bucket counts

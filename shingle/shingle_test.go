@@ -714,16 +714,27 @@ func TestAppendTokens(t *testing.T) {
 	}
 }
 
-// TestASCIIPath: on ASCII text, the mask-based path (appendWordASCII)
-// gives the same hashes in the same order as the general path, for
-// shingle lengths 1 to 5, over random text whose tokens and separator runs
-// have every length from 1 to 70, so that they start, end and cross every
-// position of the 64-byte blocks and the text's end.
+// TestASCIIPath: on ASCII text, the mask-based path (appendWordASCII,
+// with its masks from alnum64 and, where the CPU has it, from the AVX-512
+// kernel) gives the same hashes in the same order as the general path,
+// for shingle lengths 1 to 5, over random text whose tokens and separator
+// runs have every length from 1 to 70, so that they start, end and cross
+// every position of the 64-byte blocks and the text's end, and whose
+// separators include the bytes beside each range of letters and digits;
+// and on text with a byte >= 0x80 in any block, where the ASCII path
+// hands over to the general one.
 func TestASCIIPath(t *testing.T) {
 	defer func(saved bool) { useASCIIPath = saved }(useASCIIPath)
+	defer func(saved bool) { useMasksAVX512 = saved }(useMasksAVX512)
+	vec := []bool{false}
+	if haveMasksAVX512 {
+		vec = append(vec, true)
+	} else {
+		t.Log("no AVX-512: the vector mask kernel is not tested")
+	}
 	r := rand.New(rand.NewPCG(7, 7))
 	const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-	const seps = " \n\t.,;:!?'\"()-_/@#\x00\x7f~"
+	const seps = " \n\t.,;:!?'\"()-_/@#\x00\x7f~[`{" // with the bytes beside each range
 	run := func(n int) []byte {
 		var b []byte
 		for len(b) < n {
@@ -741,21 +752,31 @@ func TestASCIIPath(t *testing.T) {
 		return b
 	}
 	for i := range 3000 {
-		text := run(r.IntN(300))
+		size := r.IntN(300)
+		if i%10 == 0 {
+			size = r.IntN(3000)
+		}
+		text := run(size)
 		if r.IntN(2) == 0 { // end on a token byte half of the time
 			text = bytes.TrimRight(text, seps)
 		}
 		if i%3 == 0 {
 			text = text[r.IntN(len(text)+1):] // start anywhere
 		}
+		if i%7 == 0 && len(text) > 0 { // a multi-byte rune anywhere
+			k := r.IntN(len(text))
+			text = slices.Concat(text[:k], []byte("é"), text[k:])
+		}
 		for n := 1; n <= 5; n++ {
 			s := mustNew(t, Options{Mode: Word, N: n})
-			useASCIIPath = true
-			fast := s.appendWord(nil, text)
 			useASCIIPath = false
-			general := s.appendWord(nil, text)
-			if !slices.Equal(fast, general) {
-				t.Fatalf("N=%d %q:\n ascii   %x\n general %x", n, text, fast, general)
+			general := s.appendWord([]uint64{42}, text)
+			useASCIIPath = true
+			for _, v := range vec {
+				useMasksAVX512 = v
+				if fast := s.appendWord([]uint64{42}, text); !slices.Equal(fast, general) {
+					t.Fatalf("N=%d vector=%v %q:\n ascii   %x\n general %x", n, v, text, fast, general)
+				}
 			}
 		}
 	}

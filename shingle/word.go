@@ -180,14 +180,46 @@ func alnum64(text []byte, i int) (uint64, bool) {
 	return m, non == 0
 }
 
+// useMasksAVX512 selects alnumMasksAVX512 over alnum64 for the masks of
+// appendWordASCII, where the CPU has the kernel. Tests flip it to run
+// both.
+var useMasksAVX512 = haveMasksAVX512
+
+// alnumMasks returns the mask of ASCII letters and digits (alnum64) of
+// each 64-byte block of text, the last one zero-padded (or, if len(text)
+// is a multiple of 64, all zero: the block past the end), and whether
+// text is all ASCII; if it is not, the masks are not all computed. The
+// slice is s.masks, valid until the next call.
+func (s *Shingler) alnumMasks(text []byte) ([]uint64, bool) {
+	nb := len(text) / 64 // whole blocks
+	if cap(s.masks) < nb+1 {
+		s.masks = make([]uint64, nb+1, max(nb+1, 2*cap(s.masks)))
+	}
+	m := s.masks[:nb+1]
+	k := 0
+	if useMasksAVX512 && nb > 0 {
+		if !alnumMasksAVX512(&text[0], nb, &m[0]) {
+			return nil, false
+		}
+		k = nb
+	}
+	for ; k <= nb; k++ {
+		mask, ascii := alnum64(text, 64*k)
+		if !ascii {
+			return nil, false
+		}
+		m[k] = mask
+	}
+	return m, true
+}
+
 // appendWordASCII is appendWord for text with no byte >= 0x80. Token
-// boundaries come from masks of 64 bytes at a time rather than from a
-// scan that waits on each token's end to find the next, and each token is
-// hashed straight from the text. On the first block with a byte >= 0x80
-// it returns dst as it was and false (checking as it goes costs less than
-// a pass over the text first).
+// boundaries come from masks of 64 bytes at a time (alnumMasks, with
+// AVX-512 where the CPU has it) rather than from a scan that waits on
+// each token's end to find the next, and each token is hashed straight
+// from the text. If text has a byte >= 0x80 it returns dst as it was and
+// false, before hashing anything.
 func (s *Shingler) appendWordASCII(dst []uint64, text []byte) ([]uint64, bool) {
-	base := len(dst)
 	g := grams{ring: s.ring[:2*s.o.N], n: s.o.N}
 	// For n <= 3 the chain's state (grams.a1, b1, count) lives in locals,
 	// with push written out here: the call and the state's round trip
@@ -197,13 +229,14 @@ func (s *Shingler) appendWordASCII(dst []uint64, text []byte) ([]uint64, bool) {
 	count := 0
 	start := -1      // start of the token in progress, if any
 	var carry uint64 // 1 if the last byte of the previous block was a token byte
-	// A token in progress at the end ends in the block at or after
-	// len(text), which is all separators: no more blocks are needed.
-	for pos := 0; pos < len(text) || start >= 0 && pos <= len(text); pos += 64 {
-		m, ascii := alnum64(text, pos)
-		if !ascii {
-			return dst[:base], false
-		}
+	// A token in progress at the end ends in the last block, which ends
+	// with separators (the padding).
+	masks, ok := s.alnumMasks(text)
+	if !ok {
+		return dst, false
+	}
+	for b, m := range masks {
+		pos := 64 * b
 		prev := m<<1 | carry
 		starts := m &^ prev
 		ends := prev &^ m
