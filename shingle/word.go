@@ -254,7 +254,14 @@ func (s *Shingler) appendWordASCII(dst []uint64, text []byte) ([]uint64, bool) {
 			}
 			end := pos + bits.TrailingZeros64(ends)
 			ends &= ends - 1
-			t := hashASCIIToken(text, start, end)
+			// H of the lower-cased token, written out: a call here
+			// would spill the loop's state around it.
+			h, a := uint64(k0), start
+			for ; end-a > 8; a += 8 {
+				h = mum(h^(binary.LittleEndian.Uint64(text[a:])|lowASCII), k1)
+			}
+			h = mum(h^(load8(text, a)|lowASCII)&(^uint64(0)>>(64-8*uint(end-a))), k1)
+			t := mum(h^uint64(end-start), k2)
 			start = -1
 			if n > 3 {
 				dst = g.pushRing(dst, t)
@@ -281,19 +288,6 @@ func (s *Shingler) appendWordASCII(dst []uint64, text []byte) ([]uint64, bool) {
 		g.a1, g.b1, g.count = a1, b1, count
 	}
 	return g.finish(dst), true
-}
-
-// hashASCIIToken returns H of the lower-cased text[a:b], all ASCII letters
-// and digits.
-func hashASCIIToken(text []byte, a, b int) uint64 {
-	h := uint64(k0)
-	n := b - a
-	for ; b-a > 8; a += 8 {
-		h = mum(h^(binary.LittleEndian.Uint64(text[a:])|lowASCII), k1)
-	}
-	r := uint(b - a) // 1..8
-	h = mum(h^(load8(text, a)|lowASCII)&(^uint64(0)>>(64-8*r)), k1)
-	return mum(h^uint64(n), k2)
 }
 
 // appendWord appends the word shingle hashes of text to dst, unsorted.
