@@ -15,3 +15,15 @@ var haveMasksAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW
 //
 //go:noescape
 func alnumMasksAVX512(p *byte, blocks int, out *uint64) bool
+
+// haveWordAsm reports whether the CPU can run wordHashes3 (BMI1's ANDN,
+// TZCNT and BLSR, BMI2's MULX, BZHI and SHRX).
+var haveWordAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2
+
+// wordHashes3 is appendWordASCII's loop for N = 3, from masks (alnumMasks
+// of text, blocks of them): it writes the 3-gram hashes of text[:n] to
+// out, which has room for n/2+1, and returns how many, and the chain's
+// state (grams.a1, b1 and count). n must be at least 8.
+//
+//go:noescape
+func wordHashes3(text *byte, n int, masks *uint64, blocks int, out *uint64) (written int, a1, b1 uint64, count int)

@@ -9,3 +9,11 @@ const haveMasksAVX512 = false
 func alnumMasksAVX512(p *byte, blocks int, out *uint64) bool {
 	panic("shingle: alnumMasksAVX512 without the kernel")
 }
+
+// haveWordAsm is false: no assembly in this build.
+const haveWordAsm = false
+
+// wordHashes3 is never called in this build.
+func wordHashes3(text *byte, n int, masks *uint64, blocks int, out *uint64) (written int, a1, b1 uint64, count int) {
+	panic("shingle: wordHashes3 without the kernel")
+}

@@ -715,8 +715,8 @@ func TestAppendTokens(t *testing.T) {
 }
 
 // TestASCIIPath: on ASCII text, the mask-based path (appendWordASCII,
-// with its masks from alnum64 and, where the CPU has it, from the AVX-512
-// kernel) gives the same hashes in the same order as the general path,
+// with its masks from alnum64 and, where the CPU has them, from the
+// AVX-512 kernel, and its loop in Go and in assembly for N = 3) gives the same hashes in the same order as the general path,
 // for shingle lengths 1 to 5, over random text whose tokens and separator
 // runs have every length from 1 to 70, so that they start, end and cross
 // every position of the 64-byte blocks and the text's end, and whose
@@ -726,11 +726,18 @@ func TestAppendTokens(t *testing.T) {
 func TestASCIIPath(t *testing.T) {
 	defer func(saved bool) { useASCIIPath = saved }(useASCIIPath)
 	defer func(saved bool) { useMasksAVX512 = saved }(useMasksAVX512)
-	vec := []bool{false}
+	defer func(saved bool) { useWordAsm = saved }(useWordAsm)
+	type kernels struct{ masks, words bool }
+	ks := []kernels{{false, false}}
 	if haveMasksAVX512 {
-		vec = append(vec, true)
+		ks = append(ks, kernels{true, false})
 	} else {
 		t.Log("no AVX-512: the vector mask kernel is not tested")
+	}
+	if haveWordAsm {
+		ks = append(ks, kernels{false, true}, kernels{haveMasksAVX512, true})
+	} else {
+		t.Log("no BMI2: the assembly word loop is not tested")
 	}
 	r := rand.New(rand.NewPCG(7, 7))
 	const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -772,10 +779,10 @@ func TestASCIIPath(t *testing.T) {
 			useASCIIPath = false
 			general := s.appendWord([]uint64{42}, text)
 			useASCIIPath = true
-			for _, v := range vec {
-				useMasksAVX512 = v
+			for _, k := range ks {
+				useMasksAVX512, useWordAsm = k.masks, k.words
 				if fast := s.appendWord([]uint64{42}, text); !slices.Equal(fast, general) {
-					t.Fatalf("N=%d vector=%v %q:\n ascii   %x\n general %x", n, v, text, fast, general)
+					t.Fatalf("N=%d kernels %+v %q:\n ascii   %x\n general %x", n, k, text, fast, general)
 				}
 			}
 		}

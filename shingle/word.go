@@ -3,6 +3,7 @@ package shingle
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 )
@@ -185,6 +186,10 @@ func alnum64(text []byte, i int) (uint64, bool) {
 // both.
 var useMasksAVX512 = haveMasksAVX512
 
+// useWordAsm selects wordHashes3 for appendWordASCII's loop when N = 3,
+// where the CPU can run it. Tests flip it to run both.
+var useWordAsm = haveWordAsm
+
 // alnumMasks returns the mask of ASCII letters and digits (alnum64) of
 // each 64-byte block of text, the last one zero-padded (or, if len(text)
 // is a multiple of 64, all zero: the block past the end), and whether
@@ -234,6 +239,14 @@ func (s *Shingler) appendWordASCII(dst []uint64, text []byte) ([]uint64, bool) {
 	masks, ok := s.alnumMasks(text)
 	if !ok {
 		return dst, false
+	}
+	if n == 3 && useWordAsm && len(text) >= 8 {
+		base := len(dst)
+		dst = slices.Grow(dst, len(text)/2+1)
+		k, a1, b1, count := wordHashes3(&text[0], len(text), &masks[0], len(masks), &dst[:base+1][base])
+		dst = dst[:base+k]
+		g.a1, g.b1, g.count = a1, b1, count
+		return g.finish(dst), true
 	}
 	for b, m := range masks {
 		pos := 64 * b
