@@ -390,7 +390,8 @@ func TestAllocs(t *testing.T) {
 	}
 }
 
-// TestSort checks the sort at sizes that take each path, on uniform keys,
+// TestSort checks the sort, and sortDedup (the sort and deduplication of a
+// set), at sizes that take each path, on uniform keys,
 // keys with many duplicates and keys that share their top bits. The sizes
 // above bucketMax reach the flag sort; with "low17" it recurses into parts
 // still above bucketMax, and with "tiny" (all keys below 256) one part
@@ -418,9 +419,13 @@ func TestSort(t *testing.T) {
 			}
 			want := slices.Clone(a)
 			slices.Sort(want)
+			d := slices.Clone(a)
 			s.sort(a, 64)
 			if !slices.Equal(a, want) {
 				t.Fatalf("%s %d: sort wrong", name, n)
+			}
+			if k := s.sortDedup(d); !slices.Equal(d[:k], slices.Compact(want)) {
+				t.Fatalf("%s %d: sortDedup wrong", name, n)
 			}
 		}
 	}

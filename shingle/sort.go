@@ -121,26 +121,27 @@ func flagSort(a []uint64, shift uint, s *Shingler) {
 }
 
 // sortDedup sorts a, removes duplicates and returns the number of elements
-// kept at the front of a. For the common small sizes it fuses the work:
-// each element is insertion-sorted into its bucket as it is scattered, and
-// duplicates are dropped while copying back.
+// kept at the front of a. For the common small sizes it counting-sorts a
+// into scratch on its top bits (about one element a bucket), which leaves
+// only the elements that share a bucket out of order, then fixes those in
+// one insertion pass over the whole array (an element in order with the
+// one before, most of them, costs a compare that predicts well; sorting
+// each element into its bucket as it was scattered mispredicted about once
+// an element), and drops duplicates while copying back.
 func (s *Shingler) sortDedup(a []uint64) int {
 	if len(a) <= insertionMax || len(a) > bucketMax {
 		s.sort(a, 64)
 		return dedup(a)
 	}
-	// About one element a bucket (with about two, BenchmarkCorpus/set
-	// took 10% longer: more insertions shift elements).
 	b := uint(1)
 	for 1<<b < len(a) {
 		b++
 	}
 	nb := 1 << b
-	if cap(s.counts) < 2*nb+1 {
-		s.counts = make([]int32, 2*bucketMax+1)
+	if cap(s.counts) < nb+1 {
+		s.counts = make([]int32, bucketMax+1)
 	}
 	next := s.counts[:nb+1]
-	start := s.counts[nb+1 : 2*nb+1]
 	clear(next)
 	if cap(s.scratch) < len(a) {
 		s.scratch = make([]uint64, max(len(a), 1024))
@@ -150,10 +151,10 @@ func (s *Shingler) sortDedup(a []uint64) int {
 	for _, x := range a {
 		next[x>>down+1]++
 	}
-	// Inserting into a bucket of size k costs up to k moves, so the
-	// insertions cost at most Σk²/2. That is about 3n for uniform keys; a
-	// few repeated shingles add little, but skewed keys could make it
-	// quadratic.
+	// The insertion pass moves each element past the larger ones of its
+	// bucket only, so it costs at most Σk²/2 moves for buckets of k: about
+	// n for uniform keys; a few repeated shingles add little, but skewed
+	// keys could make it quadratic.
 	work := 0
 	for i := 1; i <= nb; i++ {
 		k := int(next[i])
@@ -164,15 +165,22 @@ func (s *Shingler) sortDedup(a []uint64) int {
 		s.sort(a, 64)
 		return dedup(a)
 	}
-	copy(start, next[:nb])
+	// next[d] is the start of bucket d.
 	for _, x := range a {
 		d := x >> down
-		p := next[d]
-		next[d] = p + 1
-		for st := start[d]; p > st && tmp[p-1] > x; p-- {
-			tmp[p] = tmp[p-1]
+		tmp[next[d]] = x
+		next[d]++
+	}
+	for i := 1; i < len(tmp); i++ {
+		x := tmp[i]
+		if tmp[i-1] <= x {
+			continue
 		}
-		tmp[p] = x
+		j := i
+		for ; j > 0 && tmp[j-1] > x; j-- {
+			tmp[j] = tmp[j-1]
+		}
+		tmp[j] = x
 	}
 	// Branch-free dedup: write every element, advance past the new ones.
 	m := 1
