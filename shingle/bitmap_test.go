@@ -191,3 +191,34 @@ func TestBitmapAddOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestXorCount: the AVX-512 count of differing bits, where the CPU has
+// it, equals the word-at-a-time count, on random bitmaps of every density
+// and on bitmaps that differ in one bit anywhere.
+func TestXorCount(t *testing.T) {
+	if !haveXorCountAVX512 {
+		t.Skip("no AVX-512 VPOPCNTDQ: only the portable count runs")
+	}
+	defer func(saved bool) { useXorCountAVX512 = saved }(useXorCountAVX512)
+	r := rand.New(rand.NewPCG(3, 4))
+	count := func(a, b *Bitmap, vec bool) int {
+		useXorCountAVX512 = vec
+		return xorCount(a, b)
+	}
+	var a, b Bitmap
+	for i := range 2000 {
+		keep := r.Uint64() // density: each word is masked by a random mask
+		for k := range a {
+			a[k] = r.Uint64() & keep
+			b[k] = r.Uint64() & keep
+		}
+		if i%2 == 0 {
+			b = a
+			bit := r.IntN(BitmapBits)
+			b[bit/64] ^= 1 << (bit % 64)
+		}
+		if got, want := count(&a, &b, true), count(&a, &b, false); got != want {
+			t.Fatalf("bitmaps %x, %x: %d differing bits, want %d", a, b, got, want)
+		}
+	}
+}

@@ -1,0 +1,17 @@
+//go:build amd64 && !purego
+
+package shingle
+
+import "golang.org/x/sys/cpu"
+
+// haveXorCountAVX512 reports whether the CPU can run xorCountAVX512
+// (AVX-512 VPOPCNTDQ).
+var haveXorCountAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VPOPCNTDQ
+
+// useXorCountAVX512 selects the kernel in MaxIntersection; tests flip it.
+var useXorCountAVX512 = haveXorCountAVX512
+
+// xorCountAVX512 returns popcount(a XOR b).
+//
+//go:noescape
+func xorCountAVX512(a, b *Bitmap) int
