@@ -187,7 +187,6 @@ func clusters(docs []ClusterDoc, edges iter.Seq2[uint32, uint32], mode ClusterMo
 	group := make([]uint32, n)
 	rep := make([]int32, n)
 	if mode == ClusterStar {
-		g := cluster.NewGraphSeq(n, edges)
 		// setOrder: the groups in keep order of their first document;
 		// first[s]: that document, the group's would-be representative.
 		seen := make([]bool, n)
@@ -199,7 +198,20 @@ func clusters(docs []ClusterDoc, edges iter.Seq2[uint32, uint32], mode ClusterMo
 				setOrder = append(setOrder, uint32(s))
 			}
 		}
-		center := cluster.Star(g, setOrder)
+		// Keeping the first with the groups in ascending order (Batch's
+		// case: each group is named by its earliest document) and edges
+		// sorted by their smaller group (Batch's pairs are sorted by A),
+		// the stars come from one pass over the edges, without a graph:
+		// at 10M documents the graph (two passes over 154 million edges,
+		// three random accesses an edge) was most of this stage.
+		var center []uint32
+		ok := keep == KeepFirst && slices.IsSorted(setOrder)
+		if ok {
+			center, ok = cluster.StarSorted(n, edges)
+		}
+		if !ok {
+			center = cluster.Star(cluster.NewGraphSeq(n, edges), setOrder)
+		}
 		for d := range docs {
 			group[d] = center[docs[d].Same]
 		}

@@ -155,3 +155,58 @@ func Star(g *Graph, order []uint32) []uint32 {
 	}
 	return center
 }
+
+// StarSorted is Star with the nodes in ascending order (Star(g, order)
+// where order is 0..n-1), computed in one pass over the edges instead of
+// over a Graph: under that order a node's neighbours below it have all
+// been placed before its turn, so only its edges to larger nodes matter,
+// and edges that come in nondecreasing order of their smaller node are
+// each looked at once, at that node's turn. It allocates only the result
+// (4 bytes a node) and ranges over edges once.
+//
+// The edges must come in nondecreasing order of min(a, b) (for instance
+// pairs sorted by their first node, first < second); self-loops are
+// skipped. When an edge breaks that order StarSorted stops and returns
+// nil, false, and the caller falls back to Star. It panics if a node is
+// >= n.
+func StarSorted(n int, edges iter.Seq2[uint32, uint32]) (center []uint32, ok bool) {
+	if n < 0 || uint64(n) >= math.MaxUint32 {
+		panic("cluster: StarSorted: n out of range")
+	}
+	const none = math.MaxUint32
+	center = make([]uint32, n)
+	for i := range center {
+		center[i] = none
+	}
+	prev := uint32(0)
+	ok = true
+	for a, b := range edges {
+		if a > b {
+			a, b = b, a
+		}
+		if a < prev {
+			ok = false
+			break
+		}
+		prev = a
+		if a == b {
+			continue
+		}
+		c := center[a]
+		if c == none { // a's turn, not taken by an earlier node: a center
+			center[a], c = a, a
+		}
+		if c == a && center[b] == none {
+			center[b] = a
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	for x := range center {
+		if center[x] == none {
+			center[x] = uint32(x)
+		}
+	}
+	return center, true
+}

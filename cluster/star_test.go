@@ -3,6 +3,7 @@ package cluster
 import (
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -43,16 +44,23 @@ func TestStarChain(t *testing.T) {
 	}
 }
 
+// randomEdges returns m random edges over n nodes, self-loops and repeats
+// included.
+func randomEdges(r *rand.Rand, n, m int) [][2]uint32 {
+	edges := make([][2]uint32, 0, m)
+	for range m {
+		edges = append(edges, [2]uint32{uint32(r.IntN(n)), uint32(r.IntN(n))})
+	}
+	return edges
+}
+
 // TestStarInvariant: on random graphs every node's center is itself or a
 // neighbour, and the result does not depend on the order of the edges.
 func TestStarInvariant(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for iter := 0; iter < 200; iter++ {
 		n := 1 + r.IntN(60)
-		var edges [][2]uint32
-		for range r.IntN(3 * n) {
-			edges = append(edges, [2]uint32{uint32(r.IntN(n)), uint32(r.IntN(n))})
-		}
+		edges := randomEdges(r, n, r.IntN(3*n))
 		order := make([]uint32, n)
 		for i, p := range r.Perm(n) {
 			order[i] = uint32(p)
@@ -78,5 +86,52 @@ func TestStarInvariant(t *testing.T) {
 		if again := Star(NewGraph(n, edges), order); !reflect.DeepEqual(again, center) {
 			t.Fatalf("edge order changed the stars")
 		}
+	}
+}
+
+// TestStarSorted: on random graphs (repeated edges, self-loops, either
+// direction), StarSorted over the edges sorted by their smaller node gives
+// Star's centers in ascending order, and it refuses edges out of that
+// order.
+func TestStarSorted(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	seq := func(edges [][2]uint32) func(yield func(a, b uint32) bool) {
+		return func(yield func(a, b uint32) bool) {
+			for _, e := range edges {
+				if !yield(e[0], e[1]) {
+					return
+				}
+			}
+		}
+	}
+	refused := 0
+	for iter := 0; iter < 500; iter++ {
+		n := 1 + r.IntN(80)
+		edges := randomEdges(r, n, r.IntN(4*n))
+		order := make([]uint32, n)
+		for i := range order {
+			order[i] = uint32(i)
+		}
+		want := Star(NewGraph(n, edges), order)
+		lo := func(e [2]uint32) uint32 { return min(e[0], e[1]) }
+		sorted := slices.Clone(edges)
+		slices.SortStableFunc(sorted, func(x, y [2]uint32) int { return int(lo(x)) - int(lo(y)) })
+		got, ok := StarSorted(n, seq(sorted))
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Fatalf("n=%d edges %v: StarSorted = %v, %v; Star = %v", n, sorted, got, ok, want)
+		}
+		// Out of order: refused, unless the shuffle kept the order.
+		r.Shuffle(len(edges), func(i, j int) { edges[i], edges[j] = edges[j], edges[i] })
+		inOrder := slices.IsSortedFunc(edges, func(x, y [2]uint32) int { return int(lo(x)) - int(lo(y)) })
+		got, ok = StarSorted(n, seq(edges))
+		if ok != inOrder || (ok && !reflect.DeepEqual(got, want)) {
+			t.Fatalf("n=%d shuffled edges %v (in order %v): StarSorted = %v, %v", n, edges, inOrder, got, ok)
+		}
+		if !ok {
+			refused++
+		}
+	}
+	if refused == 0 {
+		t.Fatal("no shuffled edge list was refused")
 	}
 }
