@@ -16,6 +16,8 @@ import (
 	"github.com/neardup/neardup/internal/prefetch"
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/shingle"
+	"runtime"
+	"unsafe"
 )
 
 // useSetBitmaps lets tests run exact verification without the sets'
@@ -84,7 +86,6 @@ type chunk struct {
 	fps2        []uint64         // two-pass mode: the second set hash of each set (fps: the first; see setKey.setHashes)
 	sigs        []uint32         // VerifyEstimate and the two-pass mode: Slots values per document
 	docs        []uint32         // the second pass: the document of each text
-	seq         int              // the second pass: the chunk's number, from 0
 	inArena     bool             // sigs are the batch's arena's, at start
 	bits        []shingle.Bitmap // the two-pass mode: each set's bitmap
 	bitsInArena bool             // bits are the batch's bitmap arena's
@@ -407,8 +408,11 @@ type Stats struct {
 	Sign        time.Duration // MinHash signatures
 	Candidate   time.Duration // LSH and verification (in two passes LSH and the pre-filter only)
 	Second      time.Duration // the second pass: reading again and shingling the candidates' documents, and verification
-	Refine      time.Duration // edit similarities (RefineEdit)
-	Group       time.Duration // clusters
+	// SecondVerify is the part of Second spent verifying the held pairs
+	// once their sets are read.
+	SecondVerify time.Duration
+	Refine       time.Duration // edit similarities (RefineEdit)
+	Group        time.Duration // clusters
 }
 
 // Result is what Run found. It keeps references to the batch's shingle sets
@@ -471,6 +475,7 @@ type views struct {
 	bits     []shingle.Bitmap
 	bitArena *sigArena  // holds bits when it is not nil
 	arena    *sigArena  // holds sigs when it is not nil: kept reachable with them
+	setArena *sigArena  // holds the sets of a two-pass run under ClusterComponents, if not nil
 	toks     [][]uint64 // RefineEdit: token sequence of each document, else nil
 	// weights (WeightIDF) holds the idf weights of each distinct set, and
 	// wsum their sums.
@@ -1292,19 +1297,25 @@ func (b *Batch) verifyChained(ctx context.Context, d *lsh.Deferred, sig func(u u
 }
 
 // secondPass reads again the documents of the held candidate pairs (one
-// per distinct set, in input order) and verifies each pair on the worker
-// that shingled the later of its two documents, as soon as every earlier
-// document has been shingled. A set is dropped once the last pair it is in
-// has been verified, so memory holds the sets a later document still
-// needs, not every set read again. It returns the verified pairs, in lists
-// in no particular order.
+// per distinct set, in input order), then verifies the pairs. The sets
+// are copied into one array in an order that puts sets paired with each
+// other side by side (layOut), and the pairs are verified a block of that
+// order at a time: the block's sets stay in cache while their pairs are
+// verified, and their partners, mostly near them, are read in address
+// order. (Verified in input order as each document was read, the earlier
+// set of nearly every pair was a cache miss somewhere in gigabytes of
+// sets: at 10M documents the pass took 134 s instead of 102. Verifying
+// the blocks while reading went on, each once its sets were read, saved
+// no time on two cores: most blocks name a set read near the end, and the
+// verification of the others slowed the reading as much.) It returns the
+// verified pairs, in lists in no particular order.
 func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]uint32], chained *lsh.Deferred, st *Stats) ([]blockList[verified], error) {
 	t0 := time.Now()
 	st.Passes = 2
 	nu := len(v.uniq)
 	// The members of chained buckets are verified together at the end
 	// (verifyChained): their signatures are kept (row[u] >= 0: rows[row[u]])
-	// and their sets read again and kept to the end.
+	// and their sets read again.
 	k := b.o.Slots
 	var row []int32
 	var rows []uint32
@@ -1322,138 +1333,46 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]ui
 			}
 		}
 	}
-	isChained := func(u uint32) bool { return row != nil && row[u] >= 0 }
 	// LSH and the pre-filter were the signatures' last use: give their
-	// memory back before the held pairs are regrouped (both lists at once,
-	// 12 bytes a held pair) and the sets take theirs (at 10M documents the
-	// signatures are 5.1 GB).
+	// memory back before the held pairs are regrouped and the sets take
+	// theirs (at 10M documents the signatures are 5.1 GB).
 	if v.arena != nil {
 		v.arena.release(0, len(v.sigs))
 	}
 	v.sigs = nil
-	// The held pairs by their later set: the partners i < j of set j are
-	// partners[off[j]:off[j+1]]. last[u] is the latest set whose reading
-	// verifies a pair of u (noSet: u is in no held pair).
-	const noSet = math.MaxUint32
-	last := make([]uint32, nu)
-	for u := range last {
-		last[u] = noSet
-	}
-	off := make([]int64, nu+2)
 	for i := range held {
-		for _, blk := range held[i].blocks {
-			for _, p := range blk {
-				off[p[1]+2]++
-				if last[p[0]] == noSet || last[p[0]] < p[1] {
-					last[p[0]] = p[1]
-				}
-				if last[p[1]] == noSet {
-					last[p[1]] = p[1]
-				}
-			}
-		}
 		st.Held += int64(held[i].n)
 	}
-	for k := 2; k < len(off); k++ {
-		off[k] += off[k-1]
-	}
-	partners := make([]uint32, st.Held)
-	for i := range held {
-		for k, blk := range held[i].blocks {
-			for _, p := range blk {
-				partners[off[p[1]+1]] = p[0]
-				off[p[1]+1]++
-			}
-			held[i].blocks[k] = nil
-		}
-		held[i] = blockList[[2]uint32]{}
-	}
-	off = off[:nu+1]
-	// The sets to drop once set L's pairs are verified: a list per L.
-	head, next := make([]int32, nu), make([]int32, nu)
-	for u := range head {
-		head[u] = -1
-	}
-	for u, l := range last {
-		if l != noSet {
-			if !isChained(uint32(u)) { // kept to the end
-				next[u], head[l] = head[l], int32(u)
-			}
-			st.Reread++
-		} else if isChained(uint32(u)) {
-			st.Reread++
-		}
-	}
+	lay := layOut(held, row, v.ucount)
+	// The held pairs, now regrouped, are garbage: give them back before
+	// the sets take their memory.
+	returnFreed()
+	st.Reread = len(lay.order)
 	b.setStage("reread", int64(st.Reread))
-	sets := make([][]uint64, nu) // by distinct set, while it is needed
-	sq := &sequence{}
-	sq.cond = sync.NewCond(&sq.mu)
-	dropped := -1 // sets 0..dropped have had their drop lists done
-	drop := func(to uint32) {
-		if b.o.Cluster != ClusterStar {
-			return // components take member Jaccards from the sets
-		}
-		for ; dropped < int(to); dropped++ {
-			for u := head[dropped+1]; u >= 0; u = next[u] {
-				sets[u] = nil
-			}
-		}
+	vals, arena := newSetStore(lay.off[len(lay.order)])
+	if arena != nil {
+		defer runtime.KeepAlive(arena)
 	}
-	found := make([]blockList[verified], b.o.Workers)
-	byI, scratch := make([][]uint64, b.o.Workers), make([][]uint64, b.o.Workers)
-	err := b.reread(ctx, v, func(u uint32) bool { return last[u] != noSet || isChained(u) }, sets, sq, func(w int, c *chunk) {
-		if !sq.wait(c.seq) {
-			return
-		}
-		// The chunk's pairs by their earlier set, so that a set paired
-		// with several of the chunk's documents is read from memory once
-		// and the sets are visited in address order.
-		// Packed as i<<32|j and sorted as integers: a comparison function
-		// made this sort 4% of a 10M-document run's CPU.
-		ps := byI[w][:0]
-		for _, d := range c.docs {
-			j := uint64(v.uniqOf[d])
-			for _, i := range partners[off[j]:off[j+1]] {
-				ps = append(ps, uint64(i)<<32|j)
-			}
-		}
-		scratch[w] = sortHigh(ps, scratch[w]) // the j's of an i ascend
-		byI[w] = ps
-		for k, p := range ps {
-			// The earlier sets are spread over memory: start loading the
-			// pair after next while this one is verified (a cache miss per
-			// pair was half the time of verifying at 10M documents), and
-			// the slice header of the one 8 pairs on, which that needs,
-			// with its document (v.uniq, read when the pair verifies:
-			// 0.3 s of CPU at 1M when it was not prefetched). Of a set,
-			// the first 16 lines: the intersection reads it in order, and
-			// the processor's own prefetcher follows.
-			if k+8 < len(ps) {
-				prefetch.Line(&sets[ps[k+8]>>32])
-				prefetch.Line(&v.uniq[ps[k+8]>>32])
-			}
-			if k+2 < len(ps) {
-				s := sets[ps[k+2]>>32]
-				prefetch.Uint64s(s[:min(len(s), 128)])
-			}
-			i, j := uint32(p>>32), uint32(p)
-			// Sizes from the sets read again (checked against the
-			// first pass), not from v.ucount: one cache miss less a pair.
-			x := Sketch{Size: len(sets[i]), Set: sets[i]}
-			y := Sketch{Size: len(sets[j]), Set: sets[j]}
-			if x.Set == nil || y.Set == nil {
-				continue // a document that changed: the pass fails
-			}
-			if jac, ok := b.ver.Confirm(&x, &y); ok {
-				found[w].add(verified{a: v.uniq[i], b: v.uniq[j], jaccard: jac})
-			}
-		}
-		sq.verified(c.seq, uint32(v.uniqOf[c.docs[len(c.docs)-1]]), drop)
+	// The set of distinct set u, once read (reread checked it is the one
+	// of the first pass, ucount values).
+	setOf := func(u uint32) []uint64 {
+		p := lay.pos[u]
+		return vals[lay.off[p]:lay.off[p+1]:lay.off[p+1]]
+	}
+	err := b.reread(ctx, v, func(u uint32) bool { return lay.pos[u] != noPos }, func(u uint32, set []uint64) {
+		copy(setOf(u), set)
 	})
+	found := make([]blockList[verified], b.o.Workers)
+	if err == nil {
+		b.setStage("verify", st.Held)
+		t1 := time.Now()
+		err = b.verifyLaidOut(ctx, v, &lay, vals, found)
+		st.SecondVerify = time.Since(t1)
+	}
 	if err == nil && row != nil {
 		sig := func(u uint32) []uint32 { return rows[int(row[u])*k : int(row[u]+1)*k] }
-		view := func(u uint32) Sketch { return Sketch{Size: len(sets[u])} }
-		set := func(u uint32) ([]uint64, []float64) { return sets[u], nil }
+		view := func(u uint32) Sketch { return Sketch{Size: int(v.ucount[u])} }
+		set := func(u uint32) ([]uint64, []float64) { return setOf(u), nil }
 		st.Candidates += b.verifyChained(ctx, chained, sig, view, set, v.uniq, found)
 		err = ctx.Err()
 	}
@@ -1462,114 +1381,215 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]ui
 		return nil, err
 	}
 	if b.o.Cluster == ClusterStar {
-		v.dropped = true
+		v.dropped = true // the sets' memory goes with the arena
 	} else {
-		// Keep the sets read again, for every document that has one.
+		// Keep the sets read again, for every document that has one
+		// (and the arena holding them, reachable from the views).
 		v.sets = make([][]uint64, len(v.uniqOf))
 		for d, u := range v.uniqOf {
-			if u >= 0 {
-				v.sets[d] = sets[u]
+			if u >= 0 && lay.pos[u] != noPos {
+				v.sets[d] = setOf(uint32(u))
+			}
+		}
+		v.setArena = arena
+	}
+	return found, nil
+}
+
+// noPos marks a distinct set that is not read again.
+const noPos = math.MaxUint32
+
+// layout is where the second pass puts the sets it reads again, and the
+// held pairs by block of that order.
+type layout struct {
+	order []uint32 // the distinct sets read again, in layout order
+	pos   []uint32 // by distinct set: its place in order, or noPos
+	off   []int    // set order[p] is vals[off[p]:off[p+1]]
+	// The held pairs whose earlier place (in order) is in block k
+	// (places [k*layoutBlock, (k+1)*layoutBlock)) are
+	// pairs[start[k]:start[k+1]], each packed as later<<32 | earlier.
+	pairs []uint64
+	start []int
+}
+
+// layoutBlock is the number of consecutive sets whose pairs are verified
+// together: 256 sets of about 250 shingles are 0.5 MB, which stay in a
+// 1 MB second-level cache while their partners stream past. (A variable:
+// tests make it small, for many blocks.)
+var layoutBlock uint32 = 256
+
+// layOut orders the sets of held pairs (and of chained buckets: row[u] >=
+// 0) so that sets paired together sit together, and regroups the held
+// pairs by block of that order, emptying held. Each set's group is the
+// root of its tree of earliest partners (a set's parent is the earliest
+// set it is paired with, if that is earlier than itself): a group of
+// near-duplicates, all paired with their earliest member, is one group.
+// Groups are placed in order of their root, a group's sets in ascending
+// order.
+func layOut(held []blockList[[2]uint32], row []int32, counts []int32) layout {
+	nu := len(counts)
+	parent := make([]uint32, nu)
+	for u := range parent {
+		parent[u] = noPos
+		if row != nil && row[u] >= 0 {
+			parent[u] = uint32(u)
+		}
+	}
+	for i := range held {
+		for _, blk := range held[i].blocks {
+			for _, p := range blk {
+				lo, hi := min(p[0], p[1]), max(p[0], p[1])
+				parent[lo] = min(parent[lo], lo)
+				parent[hi] = min(parent[hi], lo)
 			}
 		}
 	}
-	return found, nil
+	// Roots: parent[u] <= u, so in ascending order a parent's root is known
+	// before its children's. The group sizes are counted on the way.
+	size := make([]uint32, nu)
+	m := 0
+	for u, p := range parent {
+		if p != noPos {
+			r := parent[p]
+			parent[u] = r
+			size[r]++
+			m++
+		}
+	}
+	// Places: groups in order of their root, by a running sum of sizes.
+	next := size // reused: next[r] is the next free place of r's group
+	sum := uint32(0)
+	for r, s := range size {
+		next[r] = sum
+		sum += s
+	}
+	l := layout{order: make([]uint32, m), pos: parent, off: make([]int, m+1)}
+	for u, r := range parent {
+		if r != noPos {
+			q := next[r]
+			next[r]++
+			l.order[q] = uint32(u)
+			l.pos[u] = q // parent[u] is no longer needed: pos takes its place
+		}
+	}
+	next = nil
+	for q, u := range l.order {
+		l.off[q+1] = l.off[q] + int(counts[u])
+	}
+	// The held pairs by block of their earlier place: count, then place,
+	// dropping each block of held as it is done.
+	nb := (m + int(layoutBlock) - 1) / int(layoutBlock)
+	l.start = make([]int, nb+2)
+	for i := range held {
+		for _, blk := range held[i].blocks {
+			for _, p := range blk {
+				a, c := l.pos[p[0]], l.pos[p[1]]
+				l.start[min(a, c)/layoutBlock+2]++
+			}
+		}
+	}
+	for k := 2; k < len(l.start); k++ {
+		l.start[k] += l.start[k-1]
+	}
+	l.pairs = make([]uint64, l.start[nb+1])
+	for i := range held {
+		for k, blk := range held[i].blocks {
+			for _, p := range blk {
+				a, c := l.pos[p[0]], l.pos[p[1]]
+				a, c = min(a, c), max(a, c)
+				s := &l.start[a/layoutBlock+1]
+				l.pairs[*s] = uint64(c)<<32 | uint64(a)
+				*s++
+			}
+			held[i].blocks[k] = nil
+		}
+		held[i] = blockList[[2]uint32]{}
+	}
+	l.start = l.start[:nb+1]
+	return l
+}
+
+// verifyLaidOut verifies the held pairs of l, a block at a time on every
+// worker, adding those that reach the threshold to found[w]. Within a
+// block the pairs are sorted by their later set, so that each later set is
+// read once, in address order, while the block's own sets stay in cache.
+// It stops after the block during which ctx is cancelled.
+func (b *Batch) verifyLaidOut(ctx context.Context, v *views, l *layout, vals []uint64, found []blockList[verified]) error {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	set := func(q uint32) []uint64 { return vals[l.off[q]:l.off[q+1]:l.off[q+1]] }
+	for w := range b.o.Workers {
+		wg.Go(func() {
+			var scratch []uint64
+			for ctx.Err() == nil {
+				k := int(next.Add(1) - 1)
+				if k+1 >= len(l.start) {
+					break
+				}
+				ps := l.pairs[l.start[k]:l.start[k+1]]
+				scratch = sortHigh(ps, scratch)
+				for x, p := range ps {
+					if x+4 < len(ps) && ps[x+4]>>32 != p>>32 {
+						prefetch.Uint64s(set(uint32(ps[x+4] >> 32)))
+					}
+					a, c := uint32(p), uint32(p>>32)
+					xs, ys := set(a), set(c)
+					sa := Sketch{Size: len(xs), Set: xs}
+					sc := Sketch{Size: len(ys), Set: ys}
+					if jac, ok := b.ver.Confirm(&sa, &sc); ok {
+						i, j := l.order[a], l.order[c]
+						found[w].add(verified{a: v.uniq[min(i, j)], b: v.uniq[max(i, j)], jaccard: jac})
+					}
+				}
+				b.done.Add(int64(len(ps)))
+			}
+		})
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// newSetStore returns room for n shingle values, in an arena when the
+// system reserves one (memory the soft limit accounts for and that goes
+// back to the system when the arena is unreachable: it must be kept
+// reachable while the values are read), else on the heap.
+func newSetStore(n int) ([]uint64, *sigArena) {
+	if a := newSigArena(2); a != nil && useSigArena {
+		if u := a.chunk(0, n); u != nil {
+			return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(u[:2*n]))), n), a
+		}
+	}
+	return make([]uint64, n), nil
 }
 
 // rereadChunkDocs is the most documents in a chunk of the second pass
 // (tests make it small, for many chunks).
 var rereadChunkDocs = chunkDocs
 
-// sequence orders the chunks of the second pass: a chunk's pairs are
-// verified once every earlier chunk has been shingled (its pairs' earlier
-// sets are then all there), and sets are dropped in order of verification.
-type sequence struct {
-	mu        sync.Mutex
-	cond      *sync.Cond
-	shingled  []bool   // by chunk
-	verifiedC []bool   // by chunk
-	lastSet   []uint32 // by chunk: its last distinct set
-	nShingled int      // chunks 0..nShingled-1 are shingled
-	nVerified int      // chunks 0..nVerified-1 are verified
-	stop      bool
-}
-
-func grow[T any](s []T, i int) []T {
-	for len(s) <= i {
-		var zero T
-		s = append(s, zero)
-	}
-	return s
-}
-
-// done records that chunk seq is shingled (or abandoned).
-func (q *sequence) done(seq int) {
-	q.mu.Lock()
-	q.shingled = grow(q.shingled, seq)
-	q.shingled[seq] = true
-	for q.nShingled < len(q.shingled) && q.shingled[q.nShingled] {
-		q.nShingled++
-	}
-	q.cond.Broadcast()
-	q.mu.Unlock()
-}
-
-// wait waits until chunks 0..seq are shingled; false if the pass stopped.
-func (q *sequence) wait(seq int) bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for q.nShingled <= seq && !q.stop {
-		q.cond.Wait()
-	}
-	return !q.stop
-}
-
-// verified records that chunk seq, whose last distinct set is lastSet, is
-// verified, and calls drop with the last set of the chunks verified so far
-// without a gap (under the lock, so drops happen in order).
-func (q *sequence) verified(seq int, lastSet uint32, drop func(uint32)) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.verifiedC, q.lastSet = grow(q.verifiedC, seq), grow(q.lastSet, seq)
-	q.verifiedC[seq], q.lastSet[seq] = true, lastSet
-	n := q.nVerified
-	for n < len(q.verifiedC) && q.verifiedC[n] {
-		n++
-	}
-	if n > q.nVerified {
-		q.nVerified = n
-		drop(q.lastSet[n-1])
-	}
-}
-
-func (q *sequence) halt() {
-	q.mu.Lock()
-	q.stop = true
-	q.cond.Broadcast()
-	q.mu.Unlock()
-}
-
 // reread reads again, through Options.Reread, the earliest document of
-// each distinct set u with want(u), in input order and in chunks numbered
-// from 0, shingles each chunk on a worker, keeps each set in sets[u] (an
-// allocation of its own, so that it can be dropped alone) and calls then(w,
-// c) on that worker, w identifying it among Options.Workers. A document
-// whose set is not the one it had in the first pass fails with ErrChanged.
-func (b *Batch) reread(ctx context.Context, v *views, want func(u uint32) bool, sets [][]uint64, sq *sequence, then func(w int, c *chunk)) error {
+// each distinct set u with want(u), in input order and in chunks, shingles
+// each chunk on a worker and calls keep(u, set) there with each set (which
+// keep must copy: the slice is the worker's scratch). Calls come from
+// Options.Workers goroutines at once, for distinct u. A document whose set
+// is not the one it had in the first pass fails with ErrChanged, and the
+// pass stops.
+func (b *Batch) reread(ctx context.Context, v *views, want func(u uint32) bool, keep func(u uint32, set []uint64)) error {
 	o := b.o
 	work := make(chan *chunk, 2*o.Workers)
 	free := make(chan []byte, 2*o.Workers+2)
 	var mu sync.Mutex
 	var failed error
+	var stop atomic.Bool
 	fail := func(err error) {
 		mu.Lock()
 		if failed == nil {
 			failed = err
 		}
 		mu.Unlock()
-		sq.halt()
+		stop.Store(true)
 	}
 	var wg sync.WaitGroup
-	for w := range o.Workers {
+	for range o.Workers {
 		wg.Go(func() {
 			sh := b.sk.shingler()
 			var scratch []uint64
@@ -1583,12 +1603,10 @@ func (b *Batch) reread(ctx context.Context, v *views, want func(u uint32) bool, 
 						fail(fmt.Errorf("%w: document %d (id %q) has %d shingles, %d when it was added", ErrChanged, d, b.ids[d], len(scratch), v.counts[d]))
 						continue
 					}
-					sets[v.uniqOf[d]] = slices.Clone(scratch)
+					keep(uint32(v.uniqOf[d]), scratch)
 				}
 				recycle(free, c.buf)
 				c.buf, c.ends = nil, nil
-				sq.done(c.seq)
-				then(w, c)
 				b.done.Add(int64(len(c.docs)))
 			}
 		})
@@ -1612,8 +1630,11 @@ func (b *Batch) reread(ctx context.Context, v *views, want func(u uint32) bool, 
 		return -1
 	}
 	var cur *chunk
-	last, seq := -1, 0
+	last := -1
 	err := o.Reread.Reread(ctx, wantDoc, func(d int, text []byte) error {
+		if stop.Load() {
+			return ErrChanged // a worker found a changed document: failed says which
+		}
 		if !wantDoc(d) || d <= last {
 			return fmt.Errorf("%w: Reread gave document %d, which was not asked for or not in order", ErrInvalid, d)
 		}
@@ -1627,8 +1648,7 @@ func (b *Batch) reread(ctx context.Context, v *views, want func(u uint32) bool, 
 			if cur != nil {
 				work <- cur
 			}
-			cur = &chunk{buf: textBuffer(free, len(text)), seq: seq}
-			seq++
+			cur = &chunk{buf: textBuffer(free, len(text))}
 		}
 		cur.buf = append(cur.buf, text...)
 		cur.ends = append(cur.ends, int32(len(cur.buf)))
@@ -1641,10 +1661,10 @@ func (b *Batch) reread(ctx context.Context, v *views, want func(u uint32) bool, 
 	close(work)
 	wg.Wait()
 	switch {
-	case err != nil:
-		return fmt.Errorf("second pass: %w", err)
 	case failed != nil:
 		return failed
+	case err != nil:
+		return fmt.Errorf("second pass: %w", err)
 	case ctx.Err() != nil:
 		return ctx.Err()
 	}

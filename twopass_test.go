@@ -45,7 +45,7 @@ func (r *sliceReread) Reread(ctx context.Context, want func(d int) bool, fn func
 // withoutTimes returns st with the durations and the pass counts zeroed,
 // for comparing two runs.
 func withoutTimes(st Stats) Stats {
-	st.ReadShingle, st.Collapse, st.Sign, st.Candidate, st.Second, st.Refine, st.Group = 0, 0, 0, 0, 0, 0, 0
+	st.ReadShingle, st.Collapse, st.Sign, st.Candidate, st.Second, st.SecondVerify, st.Refine, st.Group = 0, 0, 0, 0, 0, 0, 0, 0
 	st.Passes, st.Reread, st.Held = 0, 0, 0
 	return st
 }
@@ -76,11 +76,10 @@ func TestTwoPassSameAsOnePass(t *testing.T) {
 		o := c.o
 		t.Run(c.name, func(t *testing.T) {
 			if c.name == "chunks-of-3" {
-				// Many small chunks of the second pass, on more workers
-				// than cores: verification waits for earlier chunks and
-				// drops sets in order.
-				defer func(n int) { rereadChunkDocs = n }(rereadChunkDocs)
-				rereadChunkDocs = 3
+				// Many small chunks of the second pass and many small
+				// blocks of its layout, on more workers than cores.
+				defer func(n int, b uint32) { rereadChunkDocs, layoutBlock = n, b }(rereadChunkDocs, layoutBlock)
+				rereadChunkDocs, layoutBlock = 3, 3
 			}
 			_, one := runBatch(t, o, docs)
 			rr := &sliceReread{docs: docs, extra: -1}
@@ -335,6 +334,109 @@ func TestMaxBucketLosesNothing(t *testing.T) {
 			if limited.Stats.Verified != all.Stats.Verified || limited.Stats.Pairs != all.Stats.Pairs {
 				t.Errorf("%s: verified %d vs %d, pairs %d vs %d", name, limited.Stats.Verified, all.Stats.Verified, limited.Stats.Pairs, all.Stats.Pairs)
 			}
+		}
+	}
+}
+
+// TestLayOut checks the second pass's layout against its definition on
+// random held pairs: every set of a held pair or a chained bucket has one
+// place and no other set has one, the places hold the sets' counts back to
+// back, each held pair is in the block of its earlier place exactly once
+// (packed later<<32 | earlier), and a group of sets all paired with their
+// earliest member sits in consecutive places.
+func TestLayOut(t *testing.T) {
+	defer func(b uint32) { layoutBlock = b }(layoutBlock)
+	r := rand.New(rand.NewPCG(7, 8))
+	for iter := range 200 {
+		layoutBlock = uint32(1 + r.IntN(8))
+		nu := 1 + r.IntN(60)
+		counts := make([]int32, nu)
+		for u := range counts {
+			counts[u] = int32(1 + r.IntN(9))
+		}
+		var held []blockList[[2]uint32]
+		want := map[[2]uint32]int{}
+		inPair := map[uint32]bool{}
+		for range 1 + r.IntN(3) {
+			var l blockList[[2]uint32]
+			for range r.IntN(2 * nu) {
+				i, j := uint32(r.IntN(nu)), uint32(r.IntN(nu))
+				if i == j || want[[2]uint32{min(i, j), max(i, j)}] > 0 {
+					continue // held pairs are distinct pairs of distinct sets
+				}
+				want[[2]uint32{min(i, j), max(i, j)}]++
+				inPair[i], inPair[j] = true, true
+				l.add([2]uint32{min(i, j), max(i, j)})
+			}
+			held = append(held, l)
+		}
+		var row []int32
+		if r.IntN(2) == 0 {
+			row = make([]int32, nu)
+			for u := range row {
+				row[u] = -1
+				if r.IntN(5) == 0 {
+					row[u] = 0
+				}
+			}
+		}
+		l := layOut(held, row, counts)
+		for _, h := range held {
+			if h.n != 0 || h.blocks != nil {
+				t.Fatal("held not emptied")
+			}
+		}
+		placed := 0
+		for u := range nu {
+			in := inPair[uint32(u)] || row != nil && row[u] >= 0
+			p := l.pos[u]
+			if in != (p != noPos) {
+				t.Fatalf("iter %d: set %d: in a pair or chained %v, place %d", iter, u, in, p)
+			}
+			if in {
+				placed++
+				if l.order[p] != uint32(u) || l.off[p+1]-l.off[p] != int(counts[u]) {
+					t.Fatalf("iter %d: set %d at %d: order %d, room %d for %d values", iter, u, p, l.order[p], l.off[p+1]-l.off[p], counts[u])
+				}
+			}
+		}
+		if placed != len(l.order) || l.off[0] != 0 {
+			t.Fatalf("iter %d: %d placed, order has %d", iter, placed, len(l.order))
+		}
+		got := map[[2]uint32]int{}
+		for k := 0; k+1 < len(l.start); k++ {
+			for _, p := range l.pairs[l.start[k]:l.start[k+1]] {
+				a, c := uint32(p), uint32(p>>32)
+				if a > c || a/layoutBlock != uint32(k) {
+					t.Fatalf("iter %d: pair %d-%d in block %d", iter, a, c, k)
+				}
+				i, j := l.order[a], l.order[c]
+				got[[2]uint32{min(i, j), max(i, j)}]++
+			}
+		}
+		if !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Fatalf("iter %d: pairs by block %v, held %v", iter, got, want)
+		}
+	}
+	// A group: sets 10..19 all paired with each other, among pairs of sets
+	// before, between and after them; the group's sets are consecutive, in
+	// ascending order.
+	var l blockList[[2]uint32]
+	for i := uint32(10); i < 20; i++ {
+		for j := i + 1; j < 20; j++ {
+			l.add([2]uint32{i, j})
+		}
+		l.add([2]uint32{i - 10, i + 10})
+	}
+	counts := make([]int32, 40)
+	for u := range counts {
+		counts[u] = 2
+	}
+	lay := layOut([]blockList[[2]uint32]{l}, nil, counts)
+	p := lay.pos[10]
+	for u := uint32(11); u < 20; u++ {
+		if lay.pos[u] != p+u-10 {
+			t.Fatalf("clique 10..19: set %d at %d, set 10 at %d", u, lay.pos[u], p)
 		}
 	}
 }

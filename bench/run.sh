@@ -72,13 +72,13 @@ for n in "${sizes[@]}"; do
 done
 
 echo
-printf '%-9s %7s %13s %9s %8s %8s %12s %8s\n' docs passes read+shingle identical sign lsh+ver second_pass cluster
+printf '%-9s %7s %13s %9s %8s %8s %12s %8s %8s\n' docs passes read+shingle identical sign lsh+ver second_pass '(verify)' cluster
 for n in "${sizes[@]}"; do
 	st="$data/out-$n/stats.json"
 	[ -s "$st" ] || continue
 	sec() { sed -n "s/.*\"$1\": \([0-9][0-9.e-]*\).*/\1/p" "$st" | head -n 1; }
 	passes=$(sed -n 's/.*"passes": \([0-9]*\).*/\1/p' "$st")
 	awk -v n="$n" -v p="$passes" -v a="$(sec read_shingle)" -v b="$(sec collapse)" -v c="$(sec sign)" -v d="$(sec lsh_verify)" \
-		-v e="$(sec second_pass)" -v f="$(sec cluster)" 'BEGIN {
-		printf "%-9d %7s %13.2f %9.2f %8.2f %8.2f %12.2f %8.2f\n", n, p, a, b, c, d, e, f }'
+		-v e="$(sec second_pass)" -v v="$(sec second_pass_verify)" -v f="$(sec cluster)" 'BEGIN {
+		printf "%-9d %7s %13.2f %9.2f %8.2f %8.2f %12.2f %8.2f %8.2f\n", n, p, a, b, c, d, e, v, f }'
 done

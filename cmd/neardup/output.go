@@ -471,7 +471,7 @@ func makeStats(src *source, b *neardup.Batch, res *neardup.Result) statsJSON {
 		Seconds: map[string]float64{
 			"read_shingle": s.ReadShingle.Seconds(), "collapse": s.Collapse.Seconds(), "sign": s.Sign.Seconds(),
 			"lsh_verify": s.Candidate.Seconds(), "cluster": s.Group.Seconds(), "refine": s.Refine.Seconds(),
-			"second_pass": s.Second.Seconds(),
+			"second_pass": s.Second.Seconds(), "second_pass_verify": s.SecondVerify.Seconds(),
 		},
 		Passes: s.Passes, Reread: s.Reread, Held: s.Held,
 	}
