@@ -5,19 +5,19 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/neardup/neardup/idf"
 	"github.com/neardup/neardup/internal/editdist"
 	"github.com/neardup/neardup/internal/prefetch"
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/shingle"
-	"runtime"
-	"unsafe"
 )
 
 // useSetBitmaps lets tests run exact verification without the sets'
