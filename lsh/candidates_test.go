@@ -354,8 +354,8 @@ func TestRunNilFn(t *testing.T) {
 
 func TestRadixSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	for _, n := range []int{0, 1, 2, 3, 100, 5000} {
-		for _, mask := range []uint64{^uint64(0), 0xff, 0xff00ff0000000000, 0} {
+	for _, n := range []int{0, 1, 2, 3, 100, 5000, msdMin, msdMin + 777} { // from msdMin on, the MSD pass first
+		for _, mask := range []uint64{^uint64(0), 0xff, 0xff00ff0000000000, 0xfff0000ff0000000, 0} {
 			a := make([]entry, n)
 			for i := range a {
 				a[i] = entry{rng.Uint64() & mask, uint32(i)}
