@@ -58,6 +58,20 @@ func (a *sigArena) bitmaps(start, n int) []shingle.Bitmap {
 	return unsafe.Slice((*shingle.Bitmap)(unsafe.Pointer(unsafe.SliceData(s[:n*bitmapSlots]))), n)
 }
 
+// uint64s is chunk for an arena of uint64 values (slots uint64Slots):
+// room for n values from start on, zero, or nil.
+func (a *sigArena) uint64s(start, n int) []uint64 {
+	s := a.chunk(start, n)
+	if s == nil || n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(s[:n*uint64Slots]))), n)
+}
+
+// uint64Slots is the number of uint32 values of a uint64: an arena
+// created with it holds uint64 values (uint64s).
+const uint64Slots = 2
+
 // arenaPage is the unit release gives back.
 const arenaPage = 1 << 12
 

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/neardup/neardup/idf"
 	"github.com/neardup/neardup/internal/editdist"
@@ -1411,7 +1410,9 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]ui
 // releaseSets gives back the memory of vals[from:to], held by arena
 // (tests overwrite the values instead, so that a set read after its
 // release changes the results).
-var releaseSets = func(arena *sigArena, vals []uint64, from, to int) { arena.release(2*from, 2*to) }
+var releaseSets = func(arena *sigArena, vals []uint64, from, to int) {
+	arena.release(uint64Slots*from, uint64Slots*to)
+}
 
 // noPos marks a distinct set that is not read again.
 const noPos = math.MaxUint32
@@ -1565,6 +1566,8 @@ func (b *Batch) verifyLaidOut(ctx context.Context, v *views, l *layout, vals []u
 				ps := l.blocks[k]
 				scratch = sortHigh(ps, scratch)
 				for x, p := range ps {
+					// The later sets stream past: start loading the one
+					// four pairs on, if it is another.
 					if x+4 < len(ps) && ps[x+4]>>32 != p>>32 {
 						prefetch.Uint64s(set(uint32(ps[x+4] >> 32)))
 					}
@@ -1592,9 +1595,9 @@ func (b *Batch) verifyLaidOut(ctx context.Context, v *views, l *layout, vals []u
 // back to the system when the arena is unreachable: it must be kept
 // reachable while the values are read), else on the heap.
 func newSetStore(n int) ([]uint64, *sigArena) {
-	if a := newSigArena(2); a != nil && useSigArena {
-		if u := a.chunk(0, n); u != nil {
-			return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(u[:2*n]))), n), a
+	if a := newSigArena(uint64Slots); a != nil && useSigArena {
+		if vals := a.uint64s(0, n); vals != nil {
+			return vals, a
 		}
 	}
 	return make([]uint64, n), nil
