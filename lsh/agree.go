@@ -56,3 +56,22 @@ func agreeLow(a, b []uint64) int {
 	}
 	return n
 }
+
+// equalRowsGeneric sets out[k] (len(out) == len(rows)) to the equality
+// bits of a (at most 64 values) and the first len(a) values of row
+// rows[k].id of comp, rows of stride values (row i at comp[i*stride:]):
+// bit e set where the two e-th values are equal. It reads no value of a
+// row past len(a).
+func equalRowsGeneric(out []uint64, a, comp []uint16, stride int, rows []entry) {
+	n := len(a)
+	for k, e := range rows {
+		row := comp[int(e.id)*stride:][:n]
+		var m uint64
+		for v := range n {
+			if a[v] == row[v] {
+				m |= 1 << v
+			}
+		}
+		out[k] = m
+	}
+}

@@ -131,3 +131,45 @@ epdone:
 	MOVQ R8, lo+24(FP)
 	MOVQ R9, hi+32(FP)
 	RET
+
+// func equalRowsAVX512(a, comp *uint16, ids *uint32, n, rowBytes int, lo, hi uint64, out *uint64)
+//
+// For each of n rows: VPCMPEQW of the row's first two vectors of 32
+// values against a's under the lane masks lo and hi (masked lanes are
+// neither compared nor, for the memory operand, read), the two 32-bit
+// masks joined into one word of out. Rows are found from the ids, 16
+// bytes apart (the entry records).
+TEXT ·equalRowsAVX512(SB), NOSPLIT, $0-64
+	MOVQ a+0(FP), SI
+	MOVQ comp+8(FP), DI
+	MOVQ ids+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ rowBytes+32(FP), R10
+	MOVQ lo+40(FP), AX
+	KMOVD AX, K1
+	MOVQ hi+48(FP), AX
+	KMOVD AX, K2
+	MOVQ out+56(FP), R11
+	VMOVDQU16 (SI), Z0
+	VMOVDQU16 64(SI), Z1
+	TESTQ CX, CX
+	JLE  erdone
+
+erloop:
+	MOVL  (R8), AX
+	IMULQ R10, AX
+	VPCMPEQW (DI)(AX*1), Z0, K1, K3
+	VPCMPEQW 64(DI)(AX*1), Z1, K2, K4
+	KMOVD K3, BX
+	KMOVD K4, DX
+	SHLQ  $32, DX
+	ORQ   DX, BX
+	MOVQ  BX, (R11)
+	ADDQ  $16, R8
+	ADDQ  $8, R11
+	DECQ  CX
+	JNZ   erloop
+
+erdone:
+	VZEROUPPER
+	RET

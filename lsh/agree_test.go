@@ -2,6 +2,7 @@ package lsh
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -331,4 +332,52 @@ func testAgreesBefore(t *testing.T) {
 		t.Error("the AVX-512 kernel never compared a prefix")
 	}
 	t.Logf("%d prefixes compared, %d agreeing", prefixes, agreed)
+}
+
+// TestEqualRows: each kernel of equalRows sets exactly the bits of the
+// values a plain loop finds equal, for every length of a from 1 to 64
+// (one and two vectors), rows anywhere in comp including the last, and
+// values past len(a) that differ or agree at random (never counted).
+func TestEqualRows(t *testing.T) {
+	kernels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(17, 18))
+		set := 0
+		for stride := 1; stride <= 64; stride++ {
+			const n = 40
+			comp := make([]uint16, n*stride+64)
+			for k := range comp {
+				comp[k] = uint16(rng.IntN(3))
+			}
+			for lanes := 1; lanes <= stride; lanes++ {
+				x := rng.IntN(n)
+				a := comp[x*stride : x*stride+lanes]
+				rows := make([]entry, 1+rng.IntN(n))
+				for k := range rows {
+					rows[k].id = uint32(rng.IntN(n))
+					rows[k].key = rng.Uint64()
+				}
+				rows[0].id = n - 1
+				out := make([]uint64, len(rows))
+				for k := range out {
+					out[k] = rng.Uint64() // stale bits must go
+				}
+				equalRows(out, a, comp, stride, rows)
+				for k, e := range rows {
+					var want uint64
+					for v := range lanes {
+						if a[v] == comp[int(e.id)*stride+v] {
+							want |= 1 << v
+						}
+					}
+					if out[k] != want {
+						t.Fatalf("stride %d lanes %d row %d: bits %x, want %x", stride, lanes, e.id, out[k], want)
+					}
+					set += bits.OnesCount64(want)
+				}
+			}
+		}
+		if set < 10000 {
+			t.Fatalf("only %d equal values: the inputs show little", set)
+		}
+	})
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/neardup/neardup/internal/prefetch"
 )
 
 // Candidates describes a candidate search over n signatures of slots values each.
@@ -89,7 +91,10 @@ type Stats struct {
 // records with an LSD radix sort and scans runs of equal keys. Time is
 // O(n*Bands*Rows) plus the pairs examined in buckets (each costing up to
 // home band * Rows comparisons); memory is 32 bytes per document per worker
-// (two record arrays, allocated once and reused for every band), and, when
+// (two record arrays, allocated once and reused for every band), 2*Bands
+// bytes per document for 16 bits of each band key when 2 <= Bands <= 64
+// (a pair's earlier bands are compared on those first, and on their slots
+// only where they are equal), and, when
 // there are more than MaxBucket documents, one chained-bucket bitset of
 // (Bands+63)/64 words per document plus 4 bytes per chained-bucket member;
 // nothing per pair. With MinAgree, a chained bucket of m members costs
@@ -138,6 +143,11 @@ func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) 
 	sh.left.Store(int32(workers))
 	if bb, ok := p.newBandBits(c.Slots); ok && len(bb.starts) <= 2 {
 		sh.bb = &bb
+	}
+	if p.Bands >= 2 && p.Bands <= 64 {
+		// Room past the last row: the AVX-512 kernel reads whole 64-byte
+		// vectors of a row.
+		sh.comp = make([]uint16, n*p.Bands+64)
 	}
 	if c.MaxBucket > 0 && n > c.MaxBucket {
 		sh.large = make([]uint64, n*sh.words)
@@ -212,6 +222,11 @@ type entry struct {
 // otherwise.
 var keyMask = ^uint64(0)
 
+// compMask is ANDed into the 16-bit key values of shared.comp. Tests
+// narrow it so that values of bands that disagree are often equal, which
+// the pair test must then settle on the slots; all ones otherwise.
+var compMask = ^uint16(0)
+
 // shared is the state every bandWorker of one Run sees.
 type shared struct {
 	// large holds the chained-bucket bitsets (see Params.ReportBand),
@@ -230,6 +245,14 @@ type shared struct {
 	// bb finds the report band from equality bits (bandBits.agreesBefore);
 	// nil when the parameters do not fit in two words of bits.
 	bb *bandBits
+	// comp holds 16 bits of every band key, Bands values a document
+	// (document i's at comp[i*Bands:]; value band set by band's worker
+	// before ready[band] is closed), nil when Bands is over 64 or under 2.
+	// A pair of a bucket agrees on an earlier band only if their values
+	// for that band are equal, which the pair test reads in one or two
+	// cache lines instead of the whole prefix of both signatures
+	// (bandWorker.earlierComp).
+	comp []uint16
 
 	// The chained buckets of every worker, largest first, shared out once
 	// every worker has added its own (allIn closed); next is the next to
@@ -365,6 +388,7 @@ type bandWorker struct {
 	tmp    []entry
 	cbk    []chainBucket // chained buckets found, until addChained
 	gather []uint32      // agreeing(): a chained bucket's signatures
+	masks  []uint64      // bucketComp(): equality bits of band-key values
 	stats  Stats
 	ctx    context.Context
 	stop   *atomic.Bool // set when ctx is done: every worker stops
@@ -391,9 +415,20 @@ func (bw *bandWorker) band(band int) {
 	off := band * r
 	ents := bw.ents
 	mask := keyMask
-	for i := range ents {
-		s := c.Sigs[i*slots+off : i*slots+off+r]
-		ents[i] = entry{key: bandKey(s, band) & mask, id: uint32(i)}
+	if comp := bw.sh.comp; comp != nil {
+		nb := c.Params.Bands
+		cm := compMask
+		for i := range ents {
+			s := c.Sigs[i*slots+off : i*slots+off+r]
+			key := bandKey(s, band)
+			comp[i*nb+band] = uint16(key>>48) & cm
+			ents[i] = entry{key: key & mask, id: uint32(i)}
+		}
+	} else {
+		for i := range ents {
+			s := c.Sigs[i*slots+off : i*slots+off+r]
+			ents[i] = entry{key: bandKey(s, band) & mask, id: uint32(i)}
+		}
 	}
 	// The sort is stable and the records were filled in id order, so runs of
 	// equal keys come out in ascending id order.
@@ -402,7 +437,7 @@ func (bw *bandWorker) band(band int) {
 		bw.mark(sorted, band)
 	}
 	close(bw.sh.ready[band])
-	if bw.sh.large != nil && !bw.waitMarked(band) {
+	if (bw.sh.large != nil || bw.sh.comp != nil) && !bw.waitMarked(band) {
 		return
 	}
 	for lo := 0; lo < len(sorted) && !bw.stop.Load(); {
@@ -599,11 +634,68 @@ func (bw *bandWorker) bucket(b []entry, band int) {
 		bw.cbk = append(bw.cbk, chainBucket{ids: ids, band: band})
 		return
 	}
+	if band > 0 && bw.sh.comp != nil {
+		bw.bucketComp(b, band)
+		return
+	}
 	for x := 0; x+1 < m && !bw.stop.Load(); x++ {
 		for y := x + 1; y < m; y++ {
 			bw.emit(b[x].id, b[y].id, band)
 		}
 	}
+}
+
+// bucketComp is bucket's loop for band > 0 with the band-key values of
+// shared.comp: for each member, the equality bits of its values for the
+// earlier bands against every later member's (equalRows), and only for
+// the bands whose values are equal and whose bucket is not chained, the
+// slots compared (agreesOn). It reports the pairs emit does.
+func (bw *bandWorker) bucketComp(b []entry, band int) {
+	sh := bw.sh
+	nb := bw.c.Params.Bands
+	before := uint64(1)<<band - 1 // band <= 63
+	var buf [1]uint64
+	// The members' rows are read by every pair: start loading them all
+	// (two lines each when a row crosses one) before the first row waits.
+	for _, e := range b[:min(len(b), 64)] {
+		row := sh.comp[int(e.id)*nb:][:band]
+		prefetch.Line(&row[0])
+		prefetch.Line(&row[band-1])
+	}
+	for x := 0; x+1 < len(b) && !bw.stop.Load(); x++ {
+		i := b[x].id
+		rest := b[x+1:]
+		bw.masks = slices.Grow(bw.masks[:0], len(rest))[:len(rest)]
+		equalRows(bw.masks, sh.comp[int(i)*nb:int(i)*nb+band], sh.comp, nb, rest)
+		allowed := before
+		if sh.large != nil {
+			if l := bw.largeOf(buf[:0], i); len(l) > 0 {
+				allowed &^= l[0]
+			}
+		}
+		for k, mk := range bw.masks {
+			if mk&allowed != 0 && bw.agreesOn(i, rest[k].id, mk&allowed) {
+				continue
+			}
+			bw.report(i, rest[k].id)
+		}
+	}
+}
+
+// agreesOn reports whether signatures i and j agree on any band whose bit
+// is set in bands.
+func (bw *bandWorker) agreesOn(i, j uint32, bands uint64) bool {
+	c := bw.c
+	slots, r := c.Slots, c.Params.Rows
+	a, b := c.Sigs[int(i)*slots:int(i+1)*slots], c.Sigs[int(j)*slots:int(j+1)*slots]
+	for bands != 0 {
+		e := bits.TrailingZeros64(bands)
+		bands &= bands - 1
+		if slices.Equal(a[e*r:(e+1)*r], b[e*r:(e+1)*r]) {
+			return true
+		}
+	}
+	return false
 }
 
 // emit reports i < j, which share a bucket of at most MaxBucket members in

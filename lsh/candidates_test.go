@@ -245,7 +245,8 @@ func testAgainstReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	shapes := []struct{ slots, b, r, alphabet int }{
 		{4, 4, 1, 8}, {8, 4, 2, 3}, {12, 3, 3, 2}, {16, 5, 3, 2}, {10, 2, 5, 2}, {9, 1, 9, 2},
-		{70, 70, 1, 5}, // more than 64 bands: two words of chained-bucket bits
+		{70, 70, 1, 5},                  // more than 64 bands: two words of chained-bucket bits
+		{64, 64, 1, 4}, {105, 35, 3, 2}, // 33-64 bands: both vectors of band-key values
 	}
 	var total, large int64
 	defer func() {
@@ -305,6 +306,15 @@ func TestRunKeyCollisions(t *testing.T) {
 	defer func(m uint64) { keyMask = m }(keyMask)
 	keyMask = 3
 	testAgainstReference(t)
+}
+
+// Narrowing the 16-bit band-key values the pair test compares first to
+// one bit makes most bands look equal there, which the test must then
+// settle on the slots; with each kernel of equalRows.
+func TestRunCompCollisions(t *testing.T) {
+	defer func(m uint16) { compMask = m }(compMask)
+	compMask = 1
+	kernels(t, testAgainstReference)
 }
 
 func TestRunLargeBucket(t *testing.T) {
