@@ -145,9 +145,7 @@ func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) 
 		sh.bb = &bb
 	}
 	if p.Bands >= 2 && p.Bands <= 64 {
-		// Room past the last row: the AVX-512 kernel reads whole 64-byte
-		// vectors of a row.
-		sh.comp = make([]uint16, n*p.Bands+64)
+		sh.comp = bandValues(c.Sigs, c.Slots, p, workers)
 	}
 	if c.MaxBucket > 0 && n > c.MaxBucket {
 		sh.large = make([]uint64, n*sh.words)
@@ -222,10 +220,47 @@ type entry struct {
 // otherwise.
 var keyMask = ^uint64(0)
 
-// compMask is ANDed into the 16-bit key values of shared.comp. Tests
+// compMask is ANDed into the 16-bit band values of shared.comp. Tests
 // narrow it so that values of bands that disagree are often equal, which
 // the pair test must then settle on the slots; all ones otherwise.
 var compMask = ^uint16(0)
+
+// bandValues returns a 16-bit hash of each band of each of the signatures
+// in sigs (slots values each), p.Bands values a signature, signature i's
+// at [i*p.Bands:], with 64 more values after the last (the AVX-512 pair
+// kernel reads whole vectors of a row). Equal bands give equal values.
+// The signatures are shared out among workers goroutines, each reading
+// its signatures and writing their rows in order, before any band is
+// keyed. (Written instead by each band's worker as it keyed its band,
+// every row was a cache line written anew in every band; the 10M
+// benchmark's LSH stage took the same time either way, 69.2 and 69.3 s,
+// and this way the rows need no wait on the other bands' workers.)
+func bandValues(sigs []uint32, slots int, p Params, workers int) []uint16 {
+	n := len(sigs) / slots
+	nb, r := p.Bands, p.Rows
+	comp := make([]uint16, n*nb+64)
+	cm := compMask
+	per := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += per {
+		hi := min(lo+per, n)
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				sig := sigs[i*slots : i*slots+nb*r]
+				row := comp[i*nb : (i+1)*nb]
+				for b := range row {
+					h := uint64(b) * k0
+					for _, v := range sig[b*r : (b+1)*r] {
+						h = (h ^ uint64(v)) * k3
+					}
+					row[b] = uint16(h>>48) & cm
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return comp
+}
 
 // shared is the state every bandWorker of one Run sees.
 type shared struct {
@@ -245,13 +280,12 @@ type shared struct {
 	// bb finds the report band from equality bits (bandBits.agreesBefore);
 	// nil when the parameters do not fit in two words of bits.
 	bb *bandBits
-	// comp holds 16 bits of every band key, Bands values a document
-	// (document i's at comp[i*Bands:]; value band set by band's worker
-	// before ready[band] is closed), nil when Bands is over 64 or under 2.
-	// A pair of a bucket agrees on an earlier band only if their values
+	// comp holds a 16-bit hash of every band of every signature, Bands
+	// values a document (bandValues), nil when Bands is over 64 or under
+	// 2. A pair of a bucket agrees on an earlier band only if their values
 	// for that band are equal, which the pair test reads in one or two
 	// cache lines instead of the whole prefix of both signatures
-	// (bandWorker.earlierComp).
+	// (bandWorker.bucketComp).
 	comp []uint16
 
 	// The chained buckets of every worker, largest first, shared out once
@@ -415,20 +449,9 @@ func (bw *bandWorker) band(band int) {
 	off := band * r
 	ents := bw.ents
 	mask := keyMask
-	if comp := bw.sh.comp; comp != nil {
-		nb := c.Params.Bands
-		cm := compMask
-		for i := range ents {
-			s := c.Sigs[i*slots+off : i*slots+off+r]
-			key := bandKey(s, band)
-			comp[i*nb+band] = uint16(key>>48) & cm
-			ents[i] = entry{key: key & mask, id: uint32(i)}
-		}
-	} else {
-		for i := range ents {
-			s := c.Sigs[i*slots+off : i*slots+off+r]
-			ents[i] = entry{key: bandKey(s, band) & mask, id: uint32(i)}
-		}
+	for i := range ents {
+		s := c.Sigs[i*slots+off : i*slots+off+r]
+		ents[i] = entry{key: bandKey(s, band) & mask, id: uint32(i)}
 	}
 	// The sort is stable and the records were filled in id order, so runs of
 	// equal keys come out in ascending id order.
@@ -437,7 +460,7 @@ func (bw *bandWorker) band(band int) {
 		bw.mark(sorted, band)
 	}
 	close(bw.sh.ready[band])
-	if (bw.sh.large != nil || bw.sh.comp != nil) && !bw.waitMarked(band) {
+	if bw.sh.large != nil && !bw.waitMarked(band) {
 		return
 	}
 	for lo := 0; lo < len(sorted) && !bw.stop.Load(); {
