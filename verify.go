@@ -161,10 +161,16 @@ func (v *Verifier) LengthOK(a, b *Sketch) bool {
 	if v.mode == VerifyEstimate {
 		return true
 	}
-	x, y := float64(a.Size), float64(b.Size)
 	if v.weighted {
-		x, y = a.WeightSum, b.WeightSum
+		return min(a.WeightSum, b.WeightSum) >= v.t*max(a.WeightSum, b.WeightSum)
 	}
+	return v.sizesOK(a.Size, b.Size)
+}
+
+// sizesOK is LengthOK's test on the set sizes (exact, unweighted
+// verification) of two non-empty sets.
+func (v *Verifier) sizesOK(na, nb int) bool {
+	x, y := float64(na), float64(nb)
 	return min(x, y) >= v.t*max(x, y)
 }
 
@@ -176,7 +182,12 @@ func (v *Verifier) bitmaps() bool { return v.mode == VerifyExact && !v.weighted 
 // bitmapOK reports whether a pair whose sets have bitmaps ba and bb may
 // reach the threshold (see bitmaps): false only when it cannot.
 func (v *Verifier) bitmapOK(a, b *Sketch, ba, bb *shingle.Bitmap) bool {
-	return shingle.MaxIntersection(ba, bb, a.Size, b.Size) >= v.minOverlap(a.Size, b.Size)
+	return v.bitmapSizesOK(a.Size, b.Size, ba, bb)
+}
+
+// bitmapSizesOK is bitmapOK for sets of sizes na and nb.
+func (v *Verifier) bitmapSizesOK(na, nb int, ba, bb *shingle.Bitmap) bool {
+	return shingle.MaxIntersection(ba, bb, na, nb) >= v.minOverlap(na, nb)
 }
 
 // Confirm returns the similarity of a pair that passed Prefilter and

@@ -344,14 +344,15 @@ func (d *Deferred) Pairs(p Params, minAgree, k int, sig func(i uint32) []uint32,
 	d.PairsWhere(p, minAgree, k, sig, nil, fn)
 }
 
-// PairsWhere is Pairs for the pairs keep(x, y) accepts: keep, if not nil,
-// is asked about each pair that passes the comparison of the signatures'
-// low bytes, before its report band and its full comparison, which it
-// spares the pairs it rejects. It must answer from the pair alone (the
-// pairs fn is given are then exactly Pairs' pairs that keep accepts): for
-// instance a caller's cheap test of the two sets' sizes or bitmaps, which
-// in a large bucket of documents that share text rejects most pairs.
-func (d *Deferred) PairsWhere(p Params, minAgree, k int, sig func(i uint32) []uint32, keep, fn func(x, y int) bool) {
+// PairsWhere is Pairs for the pairs keep accepts: keep, if not nil, is
+// asked about the pairs that pass the comparison of the signatures' low
+// bytes, a member's together (KeepRow), before their report bands and
+// full comparisons, which it spares the pairs it rejects. It must answer
+// from each pair alone (the pairs fn is given are then exactly Pairs'
+// pairs that keep accepts): for instance a caller's cheap test of the two
+// sets' sizes or bitmaps, which in a large bucket of documents that share
+// text rejects most pairs.
+func (d *Deferred) PairsWhere(p Params, minAgree, k int, sig func(i uint32) []uint32, keep KeepRow, fn func(x, y int) bool) {
 	b := d.buckets[k]
 	if len(b.ids) < 3 || minAgree <= 0 {
 		return
@@ -383,15 +384,12 @@ func appendSigs(dst []uint32, ids []uint32, sig func(i uint32) []uint32) []uint3
 // reported in another band, and this reads one or two cache lines of
 // their second signature instead of all of it. keep, if not nil, is asked
 // first (see Deferred.PairsWhere).
-func (p Params) agreeingKept(ids []uint32, band, minAgree int, sigs []uint32, large func(i uint32) []uint64, keep, fn func(x, y int) bool) {
+func (p Params) agreeingKept(ids []uint32, band, minAgree int, sigs []uint32, large func(i uint32) []uint64, keep KeepRow, fn func(x, y int) bool) {
 	slots := len(sigs) / len(ids)
 	at := func(x int) []uint32 { return sigs[x*slots : (x+1)*slots] }
 	bb, fast := p.newBandBits(slots)
 	if !fast {
-		agreeingPairs(len(ids), minAgree, at, nil, func(x, y int) bool {
-			if keep != nil && !keep(x, y) {
-				return true
-			}
+		agreeingPairs(len(ids), minAgree, at, keep, nil, func(x, y int) bool {
 			return p.ReportBand(at(x), at(y), large(ids[x])) != band || fn(x, y)
 		})
 		return
@@ -399,16 +397,13 @@ func (p Params) agreeingKept(ids []uint32, band, minAgree int, sigs []uint32, la
 	forbid := make([]uint64, len(bb.starts))
 	fx := -1 // the member forbid is for
 	drop := func(x, y int, low []uint64) bool {
-		if keep != nil && !keep(x, y) {
-			return true
-		}
 		if x != fx {
 			bb.forbid(forbid, band, large(ids[x]))
 			fx = x
 		}
 		return bb.anyAgrees(low, forbid, at(x), at(y))
 	}
-	agreeingPairs(len(ids), minAgree, at, drop, fn)
+	agreeingPairs(len(ids), minAgree, at, keep, drop, fn)
 }
 
 // bandWorker holds one goroutine's state; its arrays are reused for every band.

@@ -534,22 +534,31 @@ func TestPairsWhere(t *testing.T) {
 				return true
 			})
 			got := map[pair]bool{}
-			d.PairsWhere(c.p, agree, k, sig, func(x, y int) bool {
-				if slotsAgree(sig(m[x]), sig(m[y])) < agree && c.p.Bands <= 64 {
-					// Asked after the low bytes' comparison: a pair
-					// whose full values agree less may be asked, one
-					// whose low bytes agree less may not.
-					low := 0
-					for s := range c.slots {
-						if uint8(sig(m[x])[s]) == uint8(sig(m[y])[s]) {
-							low++
+			d.PairsWhere(c.p, agree, k, sig, func(x int, ys []int32, ok []bool) {
+				if len(ok) != len(ys) {
+					t.Fatalf("keep given %d answers for %d pairs", len(ok), len(ys))
+				}
+				for i, yy := range ys {
+					y := int(yy)
+					if y <= x+1 || (i > 0 && y <= int(ys[i-1])) {
+						t.Fatalf("keep asked about member %d with %v: not ascending after %d+1", x, ys, x)
+					}
+					if slotsAgree(sig(m[x]), sig(m[y])) < agree && c.p.Bands <= 64 {
+						// Asked after the low bytes' comparison: a pair
+						// whose full values agree less may be asked, one
+						// whose low bytes agree less may not.
+						low := 0
+						for s := range c.slots {
+							if uint8(sig(m[x])[s]) == uint8(sig(m[y])[s]) {
+								low++
+							}
+						}
+						if low < agree {
+							t.Fatalf("keep asked about %d,%d: %d low bytes agree, need %d", m[x], m[y], low, agree)
 						}
 					}
-					if low < agree {
-						t.Fatalf("keep asked about %d,%d: %d low bytes agree, need %d", m[x], m[y], low, agree)
-					}
+					ok[i] = keep(x, y)
 				}
-				return keep(x, y)
 			}, func(x, y int) bool {
 				e := pair{m[x], m[y]}
 				if got[e] {

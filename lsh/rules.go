@@ -132,6 +132,16 @@ func BucketPairs(m, maxBucket int, fn func(x, y int) bool) {
 	}
 }
 
+// KeepRow is a caller's test of the pairs of a chained bucket's member
+// x with the members ys (ascending, all after x), asked before the pairs'
+// report bands and full comparisons, which it spares the pairs it
+// rejects: it sets ok[i] (len(ok) == len(ys)) to whether pair (x, ys[i])
+// goes on, setting every ok[i]. It must answer from each pair alone and
+// must not modify ys. Asked about a
+// member's pairs together, it can start loading what it reads about the
+// later ones while it tests the first (see Deferred.PairsWhere).
+type KeepRow func(x int, ys []int32, ok []bool)
+
 // AgreeingPairs calls fn(x, y), x+1 < y, for the pairs a chained bucket
 // (Chained) of m members contributes besides its chain when
 // Candidates.MinAgree is minAgree > 0: the pairs whose signatures agree on
@@ -145,15 +155,16 @@ func BucketPairs(m, maxBucket int, fn func(x, y int) bool) {
 // comparisons of a few nanoseconds, in 8*ceil(len/8) bytes per member that
 // it allocates. It does nothing when minAgree <= 0 or m < 3.
 func AgreeingPairs(m, minAgree int, sig func(x int) []uint32, fn func(x, y int) bool) {
-	agreeingPairs(m, minAgree, sig, nil, fn)
+	agreeingPairs(m, minAgree, sig, nil, nil, fn)
 }
 
-// agreeingPairs is AgreeingPairs, with drop, if not nil, asked first about
-// each pair that passes the comparison of the low bytes: it is handed the
-// pair's byte-equality bits (bit k%64 of low[k/64] set where slot k's low
-// bytes agree; reused for the next pair), and a pair it drops is not
-// compared in full.
-func agreeingPairs(m, minAgree int, sig func(x int) []uint32, drop func(x, y int, low []uint64) bool, fn func(x, y int) bool) {
+// agreeingPairs is AgreeingPairs, with keep, if not nil, asked first about
+// the pairs of each member x that pass the comparison of the low bytes,
+// all at once (KeepRow: a pair it rejects goes no further), then drop, if
+// not nil, about each pair left: it is handed the pair's byte-equality
+// bits (bit k%64 of low[k/64] set where slot k's low bytes agree; reused
+// for the next pair), and a pair it drops is not compared in full.
+func agreeingPairs(m, minAgree int, sig func(x int) []uint32, keep KeepRow, drop func(x, y int, low []uint64) bool, fn func(x, y int) bool) {
 	if minAgree <= 0 || m < 3 {
 		return
 	}
@@ -170,9 +181,17 @@ func agreeingPairs(m, minAgree int, sig func(x int) []uint32, drop func(x, y int
 	eq := make([]uint64, (slots+63)/64)
 	var pass []int32
 	var masks []uint64
+	var ok []bool
 	for x := range m {
 		pass, masks = agreeRows(pass[:0], masks[:0], low[x*words:(x+1)*words], low, words, x+2, m, minAgree)
+		if keep != nil {
+			ok = slices.Grow(ok[:0], len(pass))[:len(pass)]
+			keep(x, pass, ok)
+		}
 		for i, y := range pass {
+			if keep != nil && !ok[i] {
+				continue
+			}
 			if drop != nil && drop(x, int(y), masks[i*mw:(i+1)*mw]) {
 				continue
 			}
