@@ -92,7 +92,7 @@ type Stats struct {
 // O(n*Bands*Rows) plus the pairs examined in buckets (each costing up to
 // home band * Rows comparisons); memory is 32 bytes per document per worker
 // (two record arrays, allocated once and reused for every band), 2*Bands
-// bytes per document for 16 bits of each band key when 2 <= Bands <= 64
+// bytes per document for a 16-bit hash of each band when 2 <= Bands <= 64
 // (a pair's earlier bands are compared on those first, and on their slots
 // only where they are equal), and, when
 // there are more than MaxBucket documents, one chained-bucket bitset of
@@ -233,8 +233,9 @@ var compMask = ^uint16(0)
 // its signatures and writing their rows in order, before any band is
 // keyed. (Written instead by each band's worker as it keyed its band,
 // every row was a cache line written anew in every band; the 10M
-// benchmark's LSH stage took the same time either way, 69.2 and 69.3 s,
-// and this way the rows need no wait on the other bands' workers.)
+// benchmark's LSH stage took 69.2 s that way and 68.5 s this way, within
+// a run's noise, and this way the rows need no wait on the other bands'
+// workers.)
 func bandValues(sigs []uint32, slots int, p Params, workers int) []uint16 {
 	n := len(sigs) / slots
 	nb, r := p.Bands, p.Rows
@@ -417,7 +418,7 @@ type bandWorker struct {
 	tmp    []entry
 	cbk    []chainBucket // chained buckets found, until addChained
 	gather []uint32      // agreeing(): a chained bucket's signatures
-	masks  []uint64      // bucketComp(): equality bits of band-key values
+	masks  []uint64      // bucketComp(): equality bits of band values
 	stats  Stats
 	ctx    context.Context
 	stop   *atomic.Bool // set when ctx is done: every worker stops
@@ -663,7 +664,7 @@ func (bw *bandWorker) bucket(b []entry, band int) {
 	}
 }
 
-// bucketComp is bucket's loop for band > 0 with the band-key values of
+// bucketComp is bucket's loop for band > 0 with the band values of
 // shared.comp: for each member, the equality bits of its values for the
 // earlier bands against every later member's (equalRows), and only for
 // the bands whose values are equal and whose bucket is not chained, the

@@ -246,7 +246,7 @@ func testAgainstReference(t *testing.T) {
 	shapes := []struct{ slots, b, r, alphabet int }{
 		{4, 4, 1, 8}, {8, 4, 2, 3}, {12, 3, 3, 2}, {16, 5, 3, 2}, {10, 2, 5, 2}, {9, 1, 9, 2},
 		{70, 70, 1, 5},                  // more than 64 bands: two words of chained-bucket bits
-		{64, 64, 1, 4}, {105, 35, 3, 2}, // 33-64 bands: both vectors of band-key values
+		{64, 64, 1, 4}, {105, 35, 3, 2}, // 33-64 bands: both vectors of band values
 	}
 	var total, large int64
 	defer func() {
@@ -308,7 +308,7 @@ func TestRunKeyCollisions(t *testing.T) {
 	testAgainstReference(t)
 }
 
-// Narrowing the 16-bit band-key values the pair test compares first to
+// Narrowing the 16-bit band values the pair test compares first to
 // one bit makes most bands look equal there, which the test must then
 // settle on the slots; with each kernel of equalRows.
 func TestRunCompCollisions(t *testing.T) {
