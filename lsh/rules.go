@@ -135,11 +135,11 @@ func BucketPairs(m, maxBucket int, fn func(x, y int) bool) {
 // KeepRow is a caller's test of the pairs of a chained bucket's member
 // x with the members ys (ascending, all after x), asked before the pairs'
 // report bands and full comparisons, which it spares the pairs it
-// rejects: it sets ok[i] (len(ok) == len(ys)) to whether pair (x, ys[i])
-// goes on, setting every ok[i]. It must answer from each pair alone and
-// must not modify ys. Asked about a
-// member's pairs together, it can start loading what it reads about the
-// later ones while it tests the first (see Deferred.PairsWhere).
+// rejects: it sets every ok[i] (len(ok) == len(ys)) to whether pair (x,
+// ys[i]) goes on. It must answer from each pair alone and must not
+// modify ys. Asked about a member's pairs together, it can start loading
+// what it reads about the later ones while it tests the first (see
+// Deferred.PairsWhere).
 type KeepRow func(x int, ys []int32, ok []bool)
 
 // AgreeingPairs calls fn(x, y), x+1 < y, for the pairs a chained bucket
