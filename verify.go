@@ -179,15 +179,14 @@ func (v *Verifier) sizesOK(na, nb int) bool {
 // bound is below shingle.MinOverlap cannot reach the threshold.
 func (v *Verifier) bitmaps() bool { return v.mode == VerifyExact && !v.weighted }
 
-// bitmapOK reports whether a pair whose sets have bitmaps ba and bb may
-// reach the threshold (see bitmaps): false only when it cannot.
-func (v *Verifier) bitmapOK(a, b *Sketch, ba, bb *shingle.Bitmap) bool {
-	return v.bitmapSizesOK(a.Size, b.Size, ba, bb)
-}
-
-// bitmapSizesOK is bitmapOK for sets of sizes na and nb.
-func (v *Verifier) bitmapSizesOK(na, nb int, ba, bb *shingle.Bitmap) bool {
-	return shingle.MaxIntersection(ba, bb, na, nb) >= v.minOverlap(na, nb)
+// sizesBitmapsOK reports whether a pair whose sets have sizes na and nb
+// and bitmaps ba and bb may reach the threshold under exact, unweighted
+// verification (bitmaps): LengthOK's test from the sizes alone, then the
+// bitmaps' bound. False only when the pair cannot. The batch asks it
+// first of its candidates, before it builds their sketches.
+func (v *Verifier) sizesBitmapsOK(na, nb int, ba, bb *shingle.Bitmap) bool {
+	return na > 0 && nb > 0 && v.sizesOK(na, nb) &&
+		shingle.MaxIntersection(ba, bb, na, nb) >= v.minOverlap(na, nb)
 }
 
 // Confirm returns the similarity of a pair that passed Prefilter and
