@@ -553,6 +553,26 @@ func TestAllPairs(t *testing.T) {
 		if len(got) != len(want) || len(got) != res.Stats.Pairs {
 			t.Fatalf("%+v: AllPairs gave %d pairs, reference %d, Stats.Pairs %d", o, len(got), len(want), res.Stats.Pairs)
 		}
+		// PairLister's ranges, produced concurrently, give the same pairs.
+		l := res.PairLister()
+		if l.Documents() != len(docs) {
+			t.Fatalf("PairLister.Documents() = %d, want %d", l.Documents(), len(docs))
+		}
+		for _, step := range []int{1, 7, 100} {
+			parts := make([][]Pair, (len(docs)+step-1)/step)
+			var wg sync.WaitGroup
+			for k := range parts {
+				wg.Go(func() {
+					for p := range l.Range(k*step, min((k+1)*step, len(docs))) {
+						parts[k] = append(parts[k], p)
+					}
+				})
+			}
+			wg.Wait()
+			if all := slices.Concat(parts...); !slices.Equal(all, got) {
+				t.Fatalf("%+v: PairLister ranges of %d gave %d pairs, not AllPairs' %d", o, step, len(all), len(got))
+			}
+		}
 		sh, _ := shingle.New(b.Options().Shingle)
 		var es editdist.Scratch
 		for i := range got {

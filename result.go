@@ -4,6 +4,7 @@ import (
 	"iter"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/neardup/neardup/internal/editdist"
 )
@@ -110,107 +111,171 @@ func pairJaccard(pairs []Pair, a, b uint32) float64 {
 // The pairs are produced as they are yielded (a group of g copies has
 // g(g-1)/2 of them): memory stays proportional to Result.Pairs. AllPairs may
 // be ranged over several times; it is not safe for concurrent use with
-// other calls that range over it.
+// other calls that range over it. PairLister splits the same work by
+// ranges of documents, for several goroutines.
 func (r *Result) AllPairs() iter.Seq[Pair] {
 	return func(yield func(Pair) bool) {
-		v := r.v
-		n := len(v.rep)
-		// Two bitsets of a bit per document, small enough to stay in cache
-		// where v.rep and the group arrays (40 bytes a document) would cost
-		// a cache miss per pair on a large corpus: the copies (documents
-		// that are not their group's first, v.rep[d] != d) and the groups
-		// of more than one document (by their first).
-		copies := make([]uint64, (n+63)/64)
-		multi := make([]uint64, (n+63)/64)
-		for d, c := range v.rep {
-			if int(c) != d {
-				copies[d/64] |= 1 << (d % 64)
-				multi[c/64] |= 1 << (c % 64)
+		l := r.PairLister()
+		for p := range l.Range(0, l.Documents()) {
+			if !yield(p) {
+				return
 			}
 		}
-		has := func(s []uint64, i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
-		// members of each identical group, ascending, in one array.
-		off := make([]int32, n+1)
-		for _, c := range v.rep {
-			off[c+1]++
+	}
+}
+
+// PairLister lists the pairs of Result.AllPairs by ranges of their first
+// document, so that several goroutines can produce them at once (writing
+// a large pairs file, where producing and formatting the pairs is the
+// time). It holds indexes of the result's groups and pairs: about 40
+// bytes a document and 8 a verified pair whose first document has
+// identical copies. The Result must not change while it is used.
+type PairLister struct {
+	r *Result
+	// Two bitsets of a bit per document, small enough to stay in cache
+	// where v.rep and the group arrays (40 bytes a document) would cost
+	// a cache miss per pair on a large corpus: the copies (documents
+	// that are not their group's first, v.rep[d] != d) and the groups
+	// of more than one document (by their first).
+	copies, multi []uint64
+	// members of each identical group c, ascending: mem[off[c]:off[c+1]].
+	off []int32
+	mem []uint32
+	// The verified pairs between groups, found from either side: those
+	// of group c as A are r.Pairs[fwd[c]:fwd[c+1]] (sorted by (A, B));
+	// as B, the pairs whose indices are bidx[boff[c]:boff[c+1]]. An
+	// index per pair rather than a copy of each side: 8 bytes a pair
+	// instead of 32. Only pairs whose A has copies are indexed by B:
+	// group B's members all come after A, so a lone A pairs with none
+	// of them from that side (most pairs, on most corpora).
+	fwd, boff, bidx []int
+	// scratch holds *rangeScratch for Range's calls: a large listing is
+	// thousands of them.
+	scratch sync.Pool
+}
+
+// rangeScratch is what a call of PairLister.Range reuses.
+type rangeScratch struct {
+	buf    []Pair
+	sorter pairSorter
+	es     editdist.Scratch
+}
+
+// PairLister builds the indexes that Range reads (a pass over the
+// documents and one over Result.Pairs).
+func (r *Result) PairLister() *PairLister {
+	v := r.v
+	n := len(v.rep)
+	l := &PairLister{r: r, copies: make([]uint64, (n+63)/64), multi: make([]uint64, (n+63)/64)}
+	for d, c := range v.rep {
+		if int(c) != d {
+			l.copies[d/64] |= 1 << (d % 64)
+			l.multi[c/64] |= 1 << (c % 64)
 		}
-		for d := range n {
-			off[d+1] += off[d]
+	}
+	l.off = make([]int32, n+1)
+	for _, c := range v.rep {
+		l.off[c+1]++
+	}
+	for d := range n {
+		l.off[d+1] += l.off[d]
+	}
+	l.mem = make([]uint32, n)
+	next := slices.Clone(l.off[:n])
+	for d, c := range v.rep {
+		l.mem[next[c]] = uint32(d)
+		next[c]++
+	}
+	l.fwd = make([]int, n+1)
+	l.boff = make([]int, n+1)
+	for _, p := range r.Pairs {
+		l.fwd[p.A+1]++
+		if l.fromB(p) {
+			l.boff[p.B+1]++
 		}
-		mem := make([]uint32, n)
-		next := slices.Clone(off[:n])
-		for d, c := range v.rep {
-			mem[next[c]] = uint32(d)
-			next[c]++
+	}
+	for d := range n {
+		l.fwd[d+1] += l.fwd[d]
+		l.boff[d+1] += l.boff[d]
+	}
+	l.bidx = make([]int, l.boff[n])
+	fill := slices.Clone(l.boff[:n])
+	for i, p := range r.Pairs {
+		if l.fromB(p) {
+			l.bidx[fill[p.B]] = i
+			fill[p.B]++
 		}
-		next = nil
-		group := func(c uint32) []uint32 { return mem[off[c]:off[c+1]] }
-		// The verified pairs between groups, found from either side: those
-		// of group c as A are r.Pairs[fwd[c]:fwd[c+1]] (sorted by (A, B));
-		// as B, the pairs whose indices are bidx[boff[c]:boff[c+1]]. An
-		// index per pair rather than a copy of each side: 8 bytes a pair
-		// instead of 32. Only pairs whose A has copies are indexed by B:
-		// group B's members all come after A, so a lone A pairs with none
-		// of them from that side (most pairs, on most corpora).
-		between := func(p Pair) bool { return !has(copies, p.B) }
-		fromB := func(p Pair) bool { return between(p) && has(multi, p.A) }
-		fwd := make([]int, n+1)
-		boff := make([]int, n+1)
-		for _, p := range r.Pairs {
-			fwd[p.A+1]++
-			if fromB(p) {
-				boff[p.B+1]++
-			}
+	}
+	return l
+}
+
+// Documents returns the number of documents: Range's bounds are in
+// [0, Documents()].
+func (l *PairLister) Documents() int { return len(l.r.v.rep) }
+
+func hasBit(s []uint64, i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
+
+// between reports whether p, a verified pair, is between two groups.
+func (l *PairLister) between(p Pair) bool { return !hasBit(l.copies, p.B) }
+
+// fromB reports whether p is listed from its B's side too.
+func (l *PairLister) fromB(p Pair) bool { return l.between(p) && hasBit(l.multi, p.A) }
+
+func (l *PairLister) group(c uint32) []uint32 { return l.mem[l.off[c]:l.off[c+1]] }
+
+// expand appends the pairs of a with group e (Jaccard jac): the members
+// of e after a.
+func (l *PairLister) expand(buf []Pair, a int, e uint32, jac float64) []Pair {
+	if !hasBit(l.multi, int(e)) { // a group of one: e itself
+		if int(e) > a {
+			buf = append(buf, Pair{A: a, B: int(e), Jaccard: jac})
 		}
-		for d := range n {
-			fwd[d+1] += fwd[d]
-			boff[d+1] += boff[d]
-		}
-		bidx := make([]int, boff[n])
-		fill := slices.Clone(boff[:n])
-		for i, p := range r.Pairs {
-			if fromB(p) {
-				bidx[fill[p.B]] = i
-				fill[p.B]++
-			}
-		}
-		fill = nil
-		expand := func(buf []Pair, a int, e uint32, jac float64) []Pair {
-			if !has(multi, int(e)) { // a group of one: e itself
-				if int(e) > a {
-					buf = append(buf, Pair{A: a, B: int(e), Jaccard: jac})
-				}
-				return buf
-			}
-			g := group(e)
-			// members above a only: skip the rest by binary search.
-			at, _ := slices.BinarySearch(g, uint32(a+1))
-			for _, d := range g[at:] {
-				buf = append(buf, Pair{A: a, B: int(d), Jaccard: jac})
-			}
-			return buf
-		}
+		return buf
+	}
+	g := l.group(e)
+	// members above a only: skip the rest by binary search.
+	at, _ := slices.BinarySearch(g, uint32(a+1))
+	for _, d := range g[at:] {
+		buf = append(buf, Pair{A: a, B: int(d), Jaccard: jac})
+	}
+	return buf
+}
+
+// Range yields the pairs of AllPairs whose A is in [lo, hi), in AllPairs'
+// order. It panics unless 0 <= lo <= hi <= Documents(). Calls may run
+// concurrently (each has its own scratch); a call may be ranged over
+// several times.
+func (l *PairLister) Range(lo, hi int) iter.Seq[Pair] {
+	if lo < 0 || lo > hi || hi > l.Documents() {
+		panic("neardup: PairLister.Range out of bounds")
+	}
+	return func(yield func(Pair) bool) {
+		r, v := l.r, l.r.v
 		byB := func(x, y Pair) int { return x.B - y.B }
-		var es editdist.Scratch
-		var buf []Pair
-		var sorter pairSorter
-		for a := range n {
+		sc, _ := l.scratch.Get().(*rangeScratch)
+		if sc == nil {
+			sc = &rangeScratch{}
+		}
+		defer l.scratch.Put(sc)
+		buf, sorter, es := sc.buf, &sc.sorter, &sc.es
+		defer func() { sc.buf = buf[:0] }()
+		for a := lo; a < hi; a++ {
 			c := v.rep[a]
 			buf = buf[:0]
-			if has(multi, int(c)) {
-				for _, d := range group(c) {
+			if hasBit(l.multi, int(c)) {
+				for _, d := range l.group(c) {
 					if int(d) > a {
 						buf = append(buf, Pair{A: a, B: int(d), Jaccard: 1})
 					}
 				}
 			}
-			for _, p := range r.Pairs[fwd[c]:fwd[c+1]] {
-				if between(p) {
-					buf = expand(buf, a, uint32(p.B), p.Jaccard)
+			for _, p := range r.Pairs[l.fwd[c]:l.fwd[c+1]] {
+				if l.between(p) {
+					buf = l.expand(buf, a, uint32(p.B), p.Jaccard)
 				}
 			}
-			for _, i := range bidx[boff[c]:boff[c+1]] {
-				buf = expand(buf, a, uint32(r.Pairs[i].A), r.Pairs[i].Jaccard)
+			for _, i := range l.bidx[l.boff[c]:l.boff[c+1]] {
+				buf = l.expand(buf, a, uint32(r.Pairs[i].A), r.Pairs[i].Jaccard)
 			}
 			if !slices.IsSortedFunc(buf, byB) {
 				sorter.sortByB(buf)

@@ -14,7 +14,8 @@
 #   MAX_BUCKET=5000 bench/run.sh 10000000   # dedup --max-bucket (default 2000; same pairs, other work)
 #
 # A second table gives each run's stages in seconds, from dedup --stats
-# (wall time of each stage; read+shingle overlaps the reading).
+# (wall time of each stage; read+shingle overlaps the reading; w_pairs and
+# w_clusters: writing the pairs and clusters files).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")
@@ -72,13 +73,14 @@ for n in "${sizes[@]}"; do
 done
 
 echo
-printf '%-9s %7s %13s %9s %8s %8s %12s %8s %8s\n' docs passes read+shingle identical sign lsh+ver second_pass '(verify)' cluster
+printf '%-9s %7s %13s %9s %8s %8s %12s %8s %8s %8s %8s\n' docs passes read+shingle identical sign lsh+ver second_pass '(verify)' cluster w_pairs w_clust
 for n in "${sizes[@]}"; do
 	st="$data/out-$n/stats.json"
 	[ -s "$st" ] || continue
 	sec() { sed -n "s/.*\"$1\": \([0-9][0-9.e-]*\).*/\1/p" "$st" | head -n 1; }
 	passes=$(sed -n 's/.*"passes": \([0-9]*\).*/\1/p' "$st")
 	awk -v n="$n" -v p="$passes" -v a="$(sec read_shingle)" -v b="$(sec collapse)" -v c="$(sec sign)" -v d="$(sec lsh_verify)" \
-		-v e="$(sec second_pass)" -v v="$(sec second_pass_verify)" -v f="$(sec cluster)" 'BEGIN {
-		printf "%-9d %7s %13.2f %9.2f %8.2f %8.2f %12.2f %8.2f %8.2f\n", n, p, a, b, c, d, e, v, f }'
+		-v e="$(sec second_pass)" -v v="$(sec second_pass_verify)" -v f="$(sec cluster)" \
+		-v g="$(sec write_pairs)" -v h="$(sec write_clusters)" 'BEGIN {
+		printf "%-9d %7s %13.2f %9.2f %8.2f %8.2f %12.2f %8.2f %8.2f %8.2f %8.2f\n", n, p, a, b, c, d, e, v, f, g, h }'
 done

@@ -108,6 +108,12 @@ func TestDedupJSONL(t *testing.T) {
 	if st.Documents != 4 || st.Empty != 1 || st.Clusters != 1 || st.Duplicates != 1 || st.Params.Bands == 0 {
 		t.Fatalf("stats = %+v", st)
 	}
+	// The outputs written before --stats are timed in it.
+	for _, k := range []string{"write_pairs", "write_clusters", "lsh_verify"} {
+		if s, ok := st.Seconds[k]; !ok || s < 0 {
+			t.Errorf("stats seconds lack %s: %v", k, st.Seconds)
+		}
+	}
 	for _, want := range []string{"4 documents", "1 empty", "clusters:   1"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("summary lacks %q:\n%s", want, stderr)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"iter"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -99,7 +100,10 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 		}
 		return p, err
 	}
+	// The time of each output written before --stats, which reports it.
+	written := map[string]float64{}
 	if f.pairs != "" {
+		t0 := time.Now()
 		p, err := open(f.pairs)
 		if err != nil {
 			return err
@@ -107,8 +111,10 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 		if err := writePairs(p.w, b, res, f.pairsCompact, pr); err != nil {
 			return writeErr(p.name, err)
 		}
+		written["write_pairs"] = time.Since(t0).Seconds()
 	}
 	if f.clusters != "" {
+		t0 := time.Now()
 		p, err := open(f.clusters)
 		if err != nil {
 			return err
@@ -117,6 +123,7 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 		if err := writeClusters(p.w, b, res); err != nil {
 			return writeErr(p.name, err)
 		}
+		written["write_clusters"] = time.Since(t0).Seconds()
 	}
 	if f.output != "" {
 		pr.set("writing the deduplicated corpus", int64(len(res.Dup)))
@@ -133,7 +140,7 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 		if err != nil {
 			return err
 		}
-		if err := writeStats(p.w, f, src, b, res); err != nil {
+		if err := writeStats(p.w, src, b, res, written); err != nil {
 			return writeErr(p.name, err)
 		}
 	}
@@ -161,7 +168,8 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 }
 
 // writePairs writes id_a, id_b, jaccard, and with --refine edit a fourth
-// column, the edit similarity: every pair (Result.AllPairs, streamed), or
+// column, the edit similarity: every pair (Result.AllPairs, produced by
+// ranges of documents on every processor: Result.PairLister), or
 // with compact the compact listing (Result.Pairs: identical copies as a
 // star around the earliest, pairs with other documents for the earliest
 // copy only). Each written pair is counted in pr.
@@ -188,6 +196,7 @@ func writePairs(w *bufio.Writer, b *neardup.Batch, res *neardup.Result, compact 
 	}
 	const ahead = 16 // pairs: the header ahead, its bytes ahead/2
 	format := func(buf []byte, ps []neardup.Pair) []byte {
+		var num dedupout.NumberCache // runs of pairs share a Jaccard
 		for k, p := range ps {
 			if k+ahead < len(ps) {
 				prefetch.Line(&ids[ps[k+ahead].B])
@@ -197,7 +206,12 @@ func writePairs(w *bufio.Writer, b *neardup.Batch, res *neardup.Result, compact 
 					prefetch.Line(unsafe.StringData(s))
 				}
 			}
-			buf = dedupout.AppendEscapedPair(buf, id(p.A), id(p.B), p.Jaccard)
+			// dedupout.AppendEscapedPair's bytes.
+			buf = append(buf, id(p.A)...)
+			buf = append(buf, '\t')
+			buf = append(buf, id(p.B)...)
+			buf = append(buf, '\t')
+			buf = num.Append(buf, p.Jaccard)
 			if edit {
 				buf = append(buf, '\t')
 				buf = strconv.AppendFloat(buf, p.Edit, 'f', 6, 64)
@@ -206,95 +220,161 @@ func writePairs(w *bufio.Writer, b *neardup.Batch, res *neardup.Result, compact 
 		}
 		return buf
 	}
-	pairs := res.AllPairs()
-	total := int64(res.Stats.Pairs)
 	if compact {
-		pairs, total = slices.Values(res.Pairs), int64(len(res.Pairs))
+		pr.set("writing pairs", int64(len(res.Pairs)))
+		ps := res.Pairs
+		return writeRanges(w, len(ps), compactStep, func(lo, hi int) iter.Seq[neardup.Pair] { return slices.Values(ps[lo:hi]) },
+			format, runtime.GOMAXPROCS(0), pr)
 	}
-	pr.set("writing pairs", total)
-	return writeOrdered(w, pairs, format, max(runtime.GOMAXPROCS(0)-1, 1), pr)
+	pr.set("writing pairs", int64(res.Stats.Pairs))
+	l := res.PairLister()
+	// Parts of about partPairs pairs on average (10M documents and 268
+	// million pairs: 16,356 parts of 611 documents).
+	step := int(min(int64(n), max(1, int64(n)*partPairs/max(int64(res.Stats.Pairs), 1))))
+	return writeRanges(w, l.Documents(), step, l.Range, format, runtime.GOMAXPROCS(0), pr)
 }
 
-// pairBatch is the number of pairs formatted together by writeOrdered.
-const pairBatch = 1 << 14
+const (
+	// pairBatch is the number of pairs format is given at once.
+	pairBatch = 1 << 12
+	// partPairs is the average number of pairs in a part of the full
+	// listing that writeRanges produces (about 0.7 MB of lines), and
+	// compactStep the number of pairs in a part of the compact listing:
+	// small enough that a part's lines fit the buffers of its channel, so
+	// that a worker is not held behind a part still being written.
+	partPairs   = 1 << 14
+	compactStep = 1 << 14
+	// partFlush is the size at which a part's formatted bytes go to the
+	// writer, whatever the part's number of pairs (one part may hold far
+	// more than its share: a group of g identical copies has g(g-1)/2
+	// pairs, most of them with its first members).
+	partFlush = 1 << 20
+)
 
-// writeOrdered writes the pairs of seq to w, in order, formatted by format
-// in batches of pairBatch on workers goroutines while seq goes on yielding
-// (formatting is most of the time of writing a large pairs file, and seq
-// runs on the calling goroutine). At most 2*workers+2 batches are in
-// flight, so memory does not grow with the pairs. After a write error it
-// stops and returns it.
-func writeOrdered(w *bufio.Writer, seq iter.Seq[neardup.Pair], format func([]byte, []neardup.Pair) []byte, workers int, pr *progress) error {
-	type job struct {
-		pairs []neardup.Pair
+// writeRanges writes to w, in order, the pairs that seq yields for the
+// parts [0, step), [step, 2*step), ... of [0, n), produced and formatted by
+// format on workers goroutines, a part at a time, while the calling
+// goroutine writes (producing and formatting the pairs is most of the
+// time of writing a large pairs file). A part's bytes go to the writer in
+// buffers of about partFlush bytes through a channel of its own, so memory
+// stays at a few buffers per worker whatever the number of pairs in a
+// part. After a write error it stops the workers and returns it.
+func writeRanges(w *bufio.Writer, n, step int, seq func(lo, hi int) iter.Seq[neardup.Pair],
+	format func([]byte, []neardup.Pair) []byte, workers int, pr *progress) error {
+	type chunk struct {
 		out   []byte
-		done  chan struct{}
+		pairs int
 	}
-	jobs := make(chan *job, workers)
-	queue := make(chan *job, 2*workers+2) // in order, for the writer
-	free := make(chan *job, 2*workers+2)
-	for range cap(free) {
-		free <- &job{pairs: make([]neardup.Pair, 0, pairBatch), done: make(chan struct{}, 1)}
+	type part struct {
+		lo, hi int
+		out    chan chunk // closed when the part is done
+	}
+	workers = max(workers, 1)
+	jobs := make(chan part)
+	queue := make(chan part, 8*workers) // in order, for the writer
+	// The buffers: a part starts with one from free (nil: not made yet),
+	// so at most cap(free) of them are in the parts' hands, besides those
+	// a part of more than partFlush bytes adds (made if free has none). A
+	// worker takes its buffer before its part, so the part the writer
+	// waits for is never held up for one; a buffer goes back to free
+	// unless free is full, so free is never empty while every buffer is
+	// in the writer's hands.
+	free := make(chan []byte, 8*workers+2)
+	for range cap(free) - workers {
+		free <- nil
+	}
+	stopped := make(chan struct{}) // closed after a write error
+	isStopped := func() bool {
+		select {
+		case <-stopped:
+			return true
+		default:
+			return false
+		}
+	}
+	// Buffers have room for a flush and a batch of lines over it.
+	made := func(buf []byte) []byte {
+		if buf == nil {
+			buf = make([]byte, 0, 2*partFlush)
+		}
+		return buf
 	}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			for j := range jobs {
-				j.out = format(j.out[:0], j.pairs)
-				j.done <- struct{}{}
+			ps := make([]neardup.Pair, 0, pairBatch)
+			for {
+				buf := <-free
+				j, ok := <-jobs
+				if !ok {
+					return
+				}
+				buf = made(buf)
+				npairs := 0
+				flush := func() {
+					buf = format(buf, ps)
+					npairs += len(ps)
+					ps = ps[:0]
+					if len(buf) >= partFlush {
+						j.out <- chunk{buf, npairs}
+						npairs = 0
+						select {
+						case buf = <-free:
+						default:
+							buf = nil
+						}
+						buf = made(buf)
+					}
+				}
+				for p := range seq(j.lo, j.hi) {
+					ps = append(ps, p)
+					if len(ps) == pairBatch {
+						flush()
+						if isStopped() {
+							break
+						}
+					}
+				}
+				flush()
+				if npairs > 0 {
+					j.out <- chunk{buf, npairs}
+				} else {
+					select {
+					case free <- buf[:0]:
+					default: // full: dropped, as the writer does
+					}
+				}
+				close(j.out)
 			}
 		})
 	}
-	errc := make(chan error, 1)
-	stopped := make(chan struct{}) // closed when the writer stops early
+	// The parts go to the workers and, in the same order, to the writer.
 	go func() {
-		var err error
-		for j := range queue {
-			<-j.done
+		defer close(queue)
+		defer close(jobs)
+		for lo := 0; lo < n && !isStopped(); lo += step {
+			p := part{lo: lo, hi: min(lo+step, n), out: make(chan chunk, 2)}
+			queue <- p
+			jobs <- p
+		}
+	}()
+	var err error
+	for p := range queue {
+		for c := range p.out { // drained after an error too: its worker ends
 			if err == nil {
-				if _, err = w.Write(j.out); err != nil {
+				if _, err = w.Write(c.out); err != nil {
 					close(stopped)
 				}
-				pr.add(int64(len(j.pairs)))
+				pr.add(int64(c.pairs))
 			}
-			j.pairs = j.pairs[:0]
-			free <- j
-		}
-		errc <- err
-	}()
-	var cur *job
-	send := func() bool {
-		select {
-		case <-stopped:
-			return false
-		case queue <- cur:
-		}
-		jobs <- cur
-		cur = nil
-		return true
-	}
-	for p := range seq {
-		if cur == nil {
 			select {
-			case cur = <-free:
-			case <-stopped:
-			}
-			if cur == nil {
-				break
+			case free <- c.out[:0]:
+			default:
 			}
 		}
-		cur.pairs = append(cur.pairs, p)
-		if len(cur.pairs) == pairBatch && !send() {
-			break
-		}
 	}
-	if cur != nil && len(cur.pairs) > 0 {
-		send()
-	}
-	close(jobs)
-	close(queue)
 	wg.Wait()
-	return <-errc
+	return err
 }
 
 // escapeField, clusterJSON, memberJSON and jnum are dedupout's, shared
@@ -477,10 +557,14 @@ func makeStats(src *source, b *neardup.Batch, res *neardup.Result) statsJSON {
 	}
 }
 
-func writeStats(w io.Writer, f *dedupFlags, src *source, b *neardup.Batch, res *neardup.Result) error {
+// writeStats writes the run's summary as JSON, with written (seconds by
+// name: the outputs written before it) among its seconds.
+func writeStats(w io.Writer, src *source, b *neardup.Batch, res *neardup.Result, written map[string]float64) error {
+	st := makeStats(src, b, res)
+	maps.Copy(st.Seconds, written)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(makeStats(src, b, res))
+	return enc.Encode(st)
 }
 
 // printSummary writes the run's summary; why says why it took two passes.

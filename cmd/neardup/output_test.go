@@ -5,20 +5,29 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"iter"
+	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/neardup/neardup"
 )
 
-// pairsSeq yields n pairs (i, i+1), stopping early if asked.
-func pairsSeq(n int) iter.Seq[neardup.Pair] {
-	return func(yield func(neardup.Pair) bool) {
-		for i := range n {
-			if !yield(neardup.Pair{A: i, B: i + 1, Jaccard: float64(i%1000) / 1000}) {
-				return
+// rangePairs yields, for each i in [lo, hi), pairs (i, i+1+k) for k <
+// count(i), stopping early if asked; produced counts every pair yielded.
+func rangePairs(count func(i int) int, produced *atomic.Int64) func(lo, hi int) iter.Seq[neardup.Pair] {
+	return func(lo, hi int) iter.Seq[neardup.Pair] {
+		return func(yield func(neardup.Pair) bool) {
+			for i := lo; i < hi; i++ {
+				for k := range count(i) {
+					produced.Add(1)
+					if !yield(neardup.Pair{A: i, B: i + 1 + k, Jaccard: float64((i+k)%1000) / 1000}) {
+						return
+					}
+				}
 			}
 		}
 	}
@@ -31,25 +40,42 @@ func formatPlain(buf []byte, ps []neardup.Pair) []byte {
 	return buf
 }
 
-// writeOrdered writes what a plain loop writes, in order, for any number
-// of workers and batch boundaries.
-func TestWriteOrdered(t *testing.T) {
-	for _, n := range []int{0, 1, pairBatch - 1, pairBatch, 3*pairBatch + 5} {
-		var want []byte
-		for p := range pairsSeq(n) {
-			want = formatPlain(want, []neardup.Pair{p})
-		}
-		for _, workers := range []int{1, 2, 5} {
-			var got bytes.Buffer
-			w := bufio.NewWriter(&got)
-			if err := writeOrdered(w, pairsSeq(n), formatPlain, workers, &progress{}); err != nil {
-				t.Fatal(err)
+// writeRanges writes what a plain loop writes, in order, for any number of
+// workers, parts and batch boundaries, with parts of no pairs and parts of
+// several flushes' worth (a line here is at least 14 bytes).
+func TestWriteRanges(t *testing.T) {
+	counts := map[string]func(int) int{
+		"one":    func(int) int { return 1 },
+		"skewed": func(i int) int { return []int{0, 3, 0, 0, pairBatch + 1, 7}[i%6] },
+		"huge": func(i int) int {
+			if i == 5 {
+				return 3 * partFlush / 14
 			}
-			if err := w.Flush(); err != nil {
-				t.Fatal(err)
+			return i % 3
+		},
+	}
+	for name, count := range counts {
+		for _, n := range []int{0, 1, 17, 300} {
+			var none atomic.Int64
+			seq := rangePairs(count, &none)
+			var want []byte
+			for p := range seq(0, n) {
+				want = formatPlain(want, []neardup.Pair{p})
 			}
-			if !bytes.Equal(got.Bytes(), want) {
-				t.Fatalf("n=%d workers=%d: %d bytes differ from the %d of a plain loop", n, workers, got.Len(), len(want))
+			for _, workers := range []int{1, 2, 5} {
+				for _, step := range []int{1, 7, 1000} {
+					var got bytes.Buffer
+					w := bufio.NewWriter(&got)
+					if err := writeRanges(w, n, step, seq, formatPlain, workers, &progress{}); err != nil {
+						t.Fatal(err)
+					}
+					if err := w.Flush(); err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(got.Bytes(), want) {
+						t.Fatalf("%s n=%d workers=%d step=%d: %d bytes differ from the %d of a plain loop", name, n, workers, step, got.Len(), len(want))
+					}
+				}
 			}
 		}
 	}
@@ -68,27 +94,23 @@ func (f *failAfter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// A write error stops the writing (the producer is not left blocked) and
-// is returned.
-func TestWriteOrderedError(t *testing.T) {
+// A write error stops the writing (no worker is left blocked, the rest of
+// the pairs is not produced) and is returned.
+func TestWriteRangesError(t *testing.T) {
 	errDisk := errors.New("disk full")
+	const n, perDoc = 2000, 500 // a million pairs, about 20 MB of lines
 	for _, workers := range []int{1, 3} {
-		w := bufio.NewWriterSize(&failAfter{n: 100_000, err: errDisk}, 4096)
-		yielded := 0
-		seq := func(yield func(neardup.Pair) bool) {
-			for p := range pairsSeq(50 * pairBatch) {
-				yielded++
-				if !yield(p) {
-					return
-				}
+		for _, step := range []int{1, 100} {
+			w := bufio.NewWriterSize(&failAfter{n: 100_000, err: errDisk}, 4096)
+			var produced atomic.Int64
+			seq := rangePairs(func(int) int { return perDoc }, &produced)
+			err := writeRanges(w, n, step, seq, formatPlain, workers, &progress{})
+			if !errors.Is(err, errDisk) {
+				t.Fatalf("workers=%d step=%d: err = %v, want %v", workers, step, err, errDisk)
 			}
-		}
-		err := writeOrdered(w, seq, formatPlain, workers, &progress{})
-		if !errors.Is(err, errDisk) {
-			t.Fatalf("workers=%d: err = %v, want %v", workers, err, errDisk)
-		}
-		if yielded >= 50*pairBatch {
-			t.Errorf("workers=%d: all %d pairs were produced after the error", workers, yielded)
+			if got := produced.Load(); got >= n*perDoc/2 {
+				t.Errorf("workers=%d step=%d: %d of the %d pairs were produced after the error", workers, step, got, n*perDoc)
+			}
 		}
 	}
 }
@@ -104,4 +126,54 @@ func TestWriteErr(t *testing.T) {
 	if got := writeErr("out/pairs.tsv", plain); got.Error() != "write out/pairs.tsv: disk full" || !errors.Is(got, plain) {
 		t.Errorf("plain error: %v", got)
 	}
+}
+
+// BenchmarkWritePairs formats every pair of a corpus whose identical groups
+// expand to millions of pairs (as the 10M benchmark corpus does) to
+// io.Discard: the time of producing and formatting the listing, without
+// the file system's.
+func BenchmarkWritePairs(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	word := func() string { return fmt.Sprintf("w%d", rng.IntN(5000)) }
+	var docs []string
+	for range 20_000 {
+		ws := make([]string, 40)
+		for k := range ws {
+			ws[k] = word()
+		}
+		docs = append(docs, strings.Join(ws, " "))
+	}
+	// Near-copies (one word changed) and identical groups of 2-2,000.
+	for i := range 5_000 {
+		ws := strings.Fields(docs[i])
+		ws[rng.IntN(len(ws))] = word()
+		docs = append(docs, strings.Join(ws, " "))
+	}
+	for g := range 20 {
+		for range 2 + g*g*5 {
+			docs = append(docs, docs[g*7])
+		}
+	}
+	rng.Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
+	bt, err := neardup.NewBatch(neardup.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, d := range docs {
+		if err := bt.Add(fmt.Sprintf("corpus.jsonl:d%08d", i), []byte(d)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	res, err := bt.Run(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(io.Discard, 1<<16)
+	for b.Loop() {
+		if err := writePairs(w, bt, res, false, &progress{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(res.Stats.Pairs), "pairs/op")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(res.Stats.Pairs), "ns/pair")
 }

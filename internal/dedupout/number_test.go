@@ -88,3 +88,32 @@ func BenchmarkAppendNumber(b *testing.B) {
 		})
 	}
 }
+
+// NumberCache appends what AppendNumber appends, over runs of repeated
+// values and changes between values whose texts are equal or differ only
+// in sign (0 and -0) or length.
+func TestNumberCache(t *testing.T) {
+	vals := []float64{0.5, 0.5, 0.25, 0.5, 0, math.Copysign(0, -1), math.Copysign(0, -1), 0, 1e300, 1e300, 1,
+		math.NaN(), math.NaN(), 0.1234565, 0.1234565, 0.1234566, 2.0 / 3, 2.0 / 3}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 10000 {
+		x := float64(r.IntN(5)) / 7
+		for range r.IntN(4) {
+			vals = append(vals, x)
+		}
+	}
+	var c NumberCache
+	var got, want []byte
+	for _, x := range vals {
+		got = c.Append(got, x)
+		got = append(got, '\n')
+		want = AppendNumber(want, x)
+		want = append(want, '\n')
+	}
+	if string(got) != string(want) {
+		t.Fatalf("NumberCache differs from AppendNumber over %d values", len(vals))
+	}
+	if n := testing.AllocsPerRun(100, func() { sink = c.Append(sink[:0], 0.75) }); n != 0 {
+		t.Errorf("Append of a repeated value allocates %v times", n)
+	}
+}
