@@ -19,14 +19,14 @@ var haveAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasPOPCNT
 var useAVX512 = haveAVX512
 
 // agreeRowsAVX512 compares a (chunks*8 words) with n rows of as many words
-// from rows on, and writes to out the index (0-based from rows) of every
+// from rows on, and writes to out the index (first for the first row) of every
 // row with at least need equal bytes, and to masks the chunks words of
 // that row's byte-equality bits (bit k%64 of word k/64 set where byte k
 // is equal); it returns how many rows it wrote. out has room for n
 // indexes and masks for n*chunks words.
 //
 //go:noescape
-func agreeRowsAVX512(a, rows *uint64, chunks, n, need int, out *int32, masks *uint64) int
+func agreeRowsAVX512(a, rows *uint64, chunks, n, need int, out *int32, masks *uint64, first int) int
 
 // agreeRows appends to dst the y in [lo, hi) whose packed row
 // low[y*words:(y+1)*words] has at least need bytes equal to a's
@@ -42,12 +42,8 @@ func agreeRows(dst []int32, masks []uint64, a, low []uint64, words, lo, hi, need
 	n, nm := len(dst), len(masks)
 	dst = slices.Grow(dst, hi-lo)[:n+hi-lo]
 	masks = slices.Grow(masks, (hi-lo)*chunks)[:nm+(hi-lo)*chunks]
-	k := agreeRowsAVX512(&a[0], &low[lo*words], chunks, hi-lo, need, &dst[n], &masks[nm])
-	dst, masks = dst[:n+k], masks[:nm+k*chunks]
-	for i := n; i < len(dst); i++ {
-		dst[i] += int32(lo)
-	}
-	return dst, masks
+	k := agreeRowsAVX512(&a[0], &low[lo*words], chunks, hi-lo, need, &dst[n], &masks[nm], lo)
+	return dst[:n+k], masks[:nm+k*chunks]
 }
 
 // equalMasksAVX512 stores to out[g] the 16-bit mask of the lanes where
