@@ -1213,10 +1213,6 @@ func (b *Batch) verifyHeld(ctx context.Context, v *views, l *blockList[[2]uint32
 	*l = blockList[[2]uint32]{}
 }
 
-// keepAhead is how many pairs ahead verifyChained's test of a member's
-// pairs prefetches the partner's bitmap.
-const keepAhead = 8
-
 // verifyChained verifies the pairs the chained LSH buckets of d add beyond
 // their chains (lsh.Deferred.PairsWhere), on every worker, a bucket at a time,
 // largest first, with the bucket's sets copied together first: its members
@@ -1249,7 +1245,7 @@ func (b *Batch) verifyChained(ctx context.Context, d *lsh.Deferred, sig func(u u
 			var sk []Sketch
 			var buf []uint64
 			var bm []shingle.Bitmap
-			var sizes []int32
+			var sizes, bound []int32
 			for ctx.Err() == nil {
 				k := int(next.Add(1) - 1)
 				if k >= d.Len() {
@@ -1302,15 +1298,8 @@ func (b *Batch) verifyChained(ctx context.Context, d *lsh.Deferred, sig func(u u
 					}
 					// Exact, unweighted: the sizes from their own array
 					// (4 bytes a member, in cache, where the sketches
-					// are 104).
-					na := int(sizes[x])
-					for i, y := range ys {
-						if i+keepAhead < len(ys) {
-							prefetch.Line(&bm[ys[i+keepAhead]][0])
-							prefetch.Line(&bm[ys[i+keepAhead]][8])
-						}
-						ok[i] = b.ver.sizesBitmapsOK(na, int(sizes[y]), &bm[x], &bm[y])
-					}
+					// are 104), the bitmaps' bounds of the row at once.
+					bound = b.ver.sizesBitmapsRow(ok, int(sizes[x]), &bm[x], ys, sizes, bm, bound)
 				}
 				d.PairsWhere(o.LSH, minAgree, k, sig, keep, func(x, y int) bool {
 					n++

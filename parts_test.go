@@ -842,6 +842,64 @@ func TestVerifierMinOverlapTable(t *testing.T) {
 	}
 }
 
+// TestSizesBitmapsRow: the test of one document against a row of others
+// gives what the test of each pair gives (sizes from 0, so empty sets and
+// sizes too far apart are in), with and without the threshold's table.
+func TestSizesBitmapsRow(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 36))
+	const n = 200
+	bms := make([]shingle.Bitmap, n)
+	sizes := make([]int32, n)
+	for i := range bms {
+		set := make([]uint64, r.IntN(400))
+		base := r.Uint64() & (1<<63 - 1) // shared elements make bounds pass
+		for k := range set {
+			set[k] = r.Uint64()
+			if r.IntN(3) > 0 {
+				set[k] = base + uint64(k)<<54
+			}
+		}
+		set = slices.Compact(slices.Sorted(slices.Values(set)))
+		bms[i].Add(set)
+		sizes[i] = int32(len(set))
+	}
+	for _, th := range []float64{0.3, 0.5, 0.9} {
+		v, err := NewVerifier(Params{Threshold: th}, VerifyExact)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loop := *v
+		loop.need = nil
+		passed := 0
+		var bound []int32
+		for _, ver := range []*Verifier{v, &loop} {
+			for x := range n {
+				ys := make([]int32, r.IntN(n))
+				for i := range ys {
+					ys[i] = int32(r.IntN(n))
+				}
+				ok := make([]bool, len(ys))
+				for i := range ok {
+					ok[i] = r.IntN(2) == 0 // overwritten
+				}
+				bound = ver.sizesBitmapsRow(ok, int(sizes[x]), &bms[x], ys, sizes, bms, bound)
+				for i, y := range ys {
+					want := ver.sizesBitmapsOK(int(sizes[x]), int(sizes[y]), &bms[x], &bms[y])
+					if ok[i] != want {
+						t.Fatalf("t=%v: %d against %d: %v, pair by pair %v", th, x, y, ok[i], want)
+					}
+					if want {
+						passed++
+					}
+				}
+			}
+		}
+		if passed == 0 {
+			t.Errorf("t=%v: no pair passed: the test checks only rejections", th)
+		}
+	}
+}
+
 // BenchmarkBitmapOK is the size and bitmap test of a pair as the
 // pre-filter runs it (sizesBitmapsOK: the length filter, then
 // shingle.MaxIntersection and the overlap the threshold needs, from the
@@ -879,4 +937,23 @@ func BenchmarkBitmapOK(b *testing.B) {
 			_ = n
 		})
 	}
+	// A row of 63 partners at once (sizesBitmapsRow), as the large
+	// buckets test them; ns/op is per pair.
+	b.Run("row", func(b *testing.B) {
+		sizes := make([]int32, len(sk))
+		for i := range sk {
+			sizes[i] = int32(sk[i].Size)
+		}
+		ys := make([]int32, 63)
+		ok := make([]bool, len(ys))
+		var bound []int32
+		for i := 0; b.Loop(); i++ {
+			x := i % 64
+			for k := range ys {
+				ys[k] = int32((x + 1 + k) % 64)
+			}
+			bound = v.sizesBitmapsRow(ok, sk[x].Size, &bits[x], ys, sizes, bits[:], bound)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(ys)), "ns/pair")
+	})
 }

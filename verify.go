@@ -2,6 +2,7 @@ package neardup
 
 import (
 	"math"
+	"slices"
 
 	"github.com/neardup/neardup/minhash"
 	"github.com/neardup/neardup/shingle"
@@ -187,6 +188,25 @@ func (v *Verifier) bitmaps() bool { return v.mode == VerifyExact && !v.weighted 
 func (v *Verifier) sizesBitmapsOK(na, nb int, ba, bb *shingle.Bitmap) bool {
 	return na > 0 && nb > 0 && v.sizesOK(na, nb) &&
 		shingle.MaxIntersection(ba, bb, na, nb) >= v.minOverlap(na, nb)
+}
+
+// sizesBitmapsRow sets ok[i] to sizesBitmapsOK(na, int(sizes[y]), ba,
+// &bms[y]) for y = ys[i], for every i < len(ys): one document against
+// many, the bitmaps' bounds in one call (shingle.MaxIntersections; in a
+// large bucket a call per pair was most of the test's time). bound is
+// scratch, grown as needed and returned.
+func (v *Verifier) sizesBitmapsRow(ok []bool, na int, ba *shingle.Bitmap, ys, sizes []int32, bms []shingle.Bitmap, bound []int32) []int32 {
+	bound = slices.Grow(bound[:0], len(ys))[:len(ys)]
+	if na <= 0 {
+		clear(ok[:len(ys)])
+		return bound
+	}
+	shingle.MaxIntersections(bound, ba, na, bms, sizes, ys)
+	for i, y := range ys {
+		nb := int(sizes[y])
+		ok[i] = nb > 0 && v.sizesOK(na, nb) && int(bound[i]) >= v.minOverlap(na, nb)
+	}
+	return bound
 }
 
 // Confirm returns the similarity of a pair that passed Prefilter and

@@ -44,6 +44,30 @@ func MaxIntersection(a, b *Bitmap, na, nb int) int {
 	return min((na+nb-xorCount(a, b))/2, na, nb)
 }
 
+// MaxIntersections sets out[i] to MaxIntersection(a, &bms[y], na,
+// int(sizes[y])) for y = ys[i], for every i < len(ys): the bounds of one
+// set against many in one call, the differing bits counted by an AVX-512
+// loop over the bitmaps where the CPU has VPOPCNTDQ (with the bitmaps
+// ahead prefetched), a call per pair elsewhere. It panics if out is
+// shorter than ys or a ys[i] is out of range of bms or sizes. It does not
+// allocate.
+func MaxIntersections(out []int32, a *Bitmap, na int, bms []Bitmap, sizes []int32, ys []int32) {
+	out = out[:len(ys)]
+	if len(ys) == 0 {
+		return
+	}
+	if useXorCountAVX512 {
+		limit := min(len(bms), len(sizes))
+		if limit == 0 || maxIntersectionsAVX512(a, &bms[0], &sizes[0], &ys[0], len(ys), na, limit, &out[0]) < len(ys) {
+			panic("shingle: MaxIntersections: index out of range")
+		}
+		return
+	}
+	for i, y := range ys {
+		out[i] = int32(MaxIntersection(a, &bms[y], na, int(sizes[y])))
+	}
+}
+
 // xorCount returns popcount(a XOR b): with AVX-512 VPOPCNTDQ where the
 // CPU has it (the 1,024 bits in two vectors), else a word at a time.
 func xorCount(a, b *Bitmap) int {

@@ -15,3 +15,11 @@ var useXorCountAVX512 = haveXorCountAVX512
 //
 //go:noescape
 func xorCountAVX512(a, b *Bitmap) int
+
+// maxIntersectionsAVX512 sets out[i] to MaxIntersection(a, &bms[y], na,
+// int(sizes[y])) for y = ys[i], i < n, stopping at the first y that is
+// not below limit; it returns how many it set. bms and sizes are the
+// first elements of arrays of at least limit elements.
+//
+//go:noescape
+func maxIntersectionsAVX512(a, bms *Bitmap, sizes, ys *int32, n, na, limit int, out *int32) int

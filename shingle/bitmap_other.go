@@ -10,3 +10,8 @@ var useXorCountAVX512 = false
 
 // xorCountAVX512 is never called in this build.
 func xorCountAVX512(a, b *Bitmap) int { panic("shingle: xorCountAVX512 without the kernel") }
+
+// maxIntersectionsAVX512 is never called in this build.
+func maxIntersectionsAVX512(a, bms *Bitmap, sizes, ys *int32, n, na, limit int, out *int32) int {
+	panic("shingle: maxIntersectionsAVX512 without the kernel")
+}
