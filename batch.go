@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/neardup/neardup/idf"
 	"github.com/neardup/neardup/internal/editdist"
@@ -876,6 +877,45 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 	}
 	cand := lsh.Candidates{Params: o.LSH, Slots: o.Slots, Sigs: v.sigs, Workers: o.Workers,
 		MaxBucket: max(o.MaxBucket, 0), MinAgree: b.ver.MinAgreement(), Deferred: chained, BandsDone: &b.done}
+	// With bitmaps, a member's partners in a bucket are tested together
+	// (Verifier.sizesBitmapsRow: their sizes and bitmaps, cache misses
+	// at 10M documents, are loaded ahead), then the rest of the
+	// pre-filter runs on those that pass. The pairs are those of the
+	// pair callback below, which the chained buckets' chains still take.
+	// rest is the pre-filter after the sizes and bitmaps (the signatures),
+	// then the pair held or verified.
+	rest := func(w int, x *Sketch, i, j uint32) {
+		y := v.filterView(j)
+		if !b.ver.Prefilter(x, &y) {
+			return
+		}
+		if held != nil {
+			held[w].add([2]uint32{i, j})
+			return
+		}
+		b.confirm(v, x, &y, i, j, &found[w])
+	}
+	if v.bits != nil && len(v.ucount) <= math.MaxInt32 {
+		type rowScratch struct {
+			ok    []bool
+			bound []int32
+		}
+		scratch := make([]rowScratch, o.Workers)
+		cand.Row = func(w int, i uint32, js []uint32) {
+			sc := &scratch[w]
+			sc.ok = slices.Grow(sc.ok[:0], len(js))[:len(js)]
+			// Distinct-set numbers are below MaxInt32 (above): the same
+			// values as int32.
+			ys := unsafe.Slice((*int32)(unsafe.Pointer(&js[0])), len(js))
+			sc.bound = b.ver.sizesBitmapsRow(sc.ok, int(v.ucount[i]), &v.bits[i], ys, v.ucount, v.bits, sc.bound)
+			x := v.filterView(i)
+			for k, j := range js {
+				if sc.ok[k] {
+					rest(w, &x, i, j)
+				}
+			}
+		}
+	}
 	lst, err := cand.Run(ctx, func(w int, i, j uint32) {
 		// The bitmaps first: two cache lines of each document against
 		// the eight of its signature, and they pass fewer (on the 1M
@@ -891,15 +931,8 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 				return
 			}
 		}
-		x, y := v.filterView(i), v.filterView(j)
-		if !b.ver.Prefilter(&x, &y) {
-			return
-		}
-		if held != nil {
-			held[w].add([2]uint32{i, j})
-			return
-		}
-		b.confirm(v, &x, &y, i, j, &found[w])
+		x := v.filterView(i)
+		rest(w, &x, i, j)
 	})
 	if err != nil {
 		if ctx.Err() != nil {

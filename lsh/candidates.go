@@ -34,6 +34,14 @@ type Candidates struct {
 	// BandsDone, if not nil, is incremented as each band is finished, for
 	// progress reports (Params.Bands in all).
 	BandsDone *atomic.Int64
+	// Row, if not nil, is called instead of Run's fn with the pairs a
+	// member of a bucket of at most MaxBucket members is reported in, all
+	// at once: Row(worker, i, js) stands for fn(worker, i, j) for each j
+	// of js, in order (ascending). A caller can then start loading what it
+	// reads about the later partners while it tests the first (in a large
+	// bucket the partners' data are cache misses). js is reused after
+	// Row returns. The pairs of chained buckets still go to fn.
+	Row func(worker int, i uint32, js []uint32)
 }
 
 // Stats counts what a search did.
@@ -419,6 +427,7 @@ type bandWorker struct {
 	cbk    []chainBucket // chained buckets found, until addChained
 	gather []uint32      // agreeing(): a chained bucket's signatures
 	masks  []uint64      // bucketComp(): equality bits of band values
+	js     []uint32      // a member's reported partners, for Candidates.Row
 	stats  Stats
 	ctx    context.Context
 	stop   *atomic.Bool // set when ctx is done: every worker stops
@@ -658,9 +667,20 @@ func (bw *bandWorker) bucket(b []entry, band int) {
 		return
 	}
 	for x := 0; x+1 < m && !bw.stop.Load(); x++ {
-		for y := x + 1; y < m; y++ {
-			bw.emit(b[x].id, b[y].id, band)
+		if bw.c.Row == nil {
+			for y := x + 1; y < m; y++ {
+				bw.emit(b[x].id, b[y].id, band)
+			}
+			continue
 		}
+		i := b[x].id
+		bw.js = bw.js[:0]
+		for _, e := range b[x+1:] {
+			if band == 0 || !bw.earlier(i, e.id, band) {
+				bw.js = append(bw.js, e.id)
+			}
+		}
+		bw.reportRow(i, bw.js)
 	}
 }
 
@@ -692,11 +712,19 @@ func (bw *bandWorker) bucketComp(b []entry, band int) {
 				allowed &^= l[0]
 			}
 		}
+		bw.js = bw.js[:0]
 		for k, mk := range bw.masks {
 			if mk&allowed != 0 && bw.agreesOn(i, rest[k].id, mk&allowed) {
 				continue
 			}
+			if bw.c.Row != nil {
+				bw.js = append(bw.js, rest[k].id)
+				continue
+			}
 			bw.report(i, rest[k].id)
+		}
+		if bw.c.Row != nil {
+			bw.reportRow(i, bw.js)
 		}
 	}
 }
@@ -756,6 +784,22 @@ func (bw *bandWorker) report(i, j uint32) {
 		bw.fn(bw.w, i, j)
 	}
 	if bw.tick++; bw.tick >= 4096 {
+		bw.tick = 0
+		if bw.ctx.Err() != nil {
+			bw.stop.Store(true)
+		}
+	}
+}
+
+// reportRow calls Row for i and its partners js (if any) and counts the
+// pairs, as report does for each.
+func (bw *bandWorker) reportRow(i uint32, js []uint32) {
+	if len(js) == 0 {
+		return
+	}
+	bw.stats.Pairs += int64(len(js))
+	bw.c.Row(bw.w, i, js)
+	if bw.tick += len(js); bw.tick >= 4096 {
 		bw.tick = 0
 		if bw.ctx.Err() != nil {
 			bw.stop.Store(true)

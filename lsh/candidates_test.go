@@ -200,6 +200,48 @@ func runCollect(t *testing.T, c *Candidates) (map[pair]bool, Stats) {
 	if st.Pairs != int64(len(got)) {
 		t.Fatalf("Stats.Pairs = %d, reported %d", st.Pairs, len(got))
 	}
+	// With Row, the same pairs and Stats: rows of ascending partners, the
+	// chained buckets' pairs through fn.
+	if c.Row == nil {
+		rc := *c
+		rows := make([]map[pair]bool, workers)
+		for w := range rows {
+			rows[w] = map[pair]bool{}
+		}
+		add := func(w int, i, j uint32) {
+			if i >= j || rows[w][pair{i, j}] {
+				t.Errorf("Row: pair %d,%d out of order or repeated", i, j)
+			}
+			rows[w][pair{i, j}] = true
+		}
+		rc.Row = func(w int, i uint32, js []uint32) {
+			if len(js) == 0 || !slices.IsSorted(js) {
+				t.Errorf("Row(%d, %v): empty or not ascending", i, js)
+			}
+			for _, j := range js {
+				add(w, i, j)
+			}
+		}
+		if c.Deferred != nil {
+			rc.Deferred = &Deferred{}
+		}
+		rst, err := rc.Run(context.Background(), add)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, m := range rows {
+			for p := range m {
+				if !got[p] {
+					t.Fatalf("Row reported %v, fn did not", p)
+				}
+				n++
+			}
+		}
+		if n != len(got) || rst != st {
+			t.Fatalf("with Row: %d pairs, %+v; with fn: %d, %+v", n, rst, len(got), st)
+		}
+	}
 	return got, st
 }
 
