@@ -131,7 +131,8 @@ func checkOutputs(inputs []string, f *dedupFlags) error {
 	}
 	outs = append(outs, struct{ flag, path string }{"--cpuprofile", f.cpuProfile}, struct{ flag, path string }{"--memprofile", f.memProfile})
 	for _, o := range outs {
-		if o.path == "" || o.path == "-" {
+		// Any number of outputs may be discarded to the null device.
+		if o.path == "" || o.path == "-" || o.path == os.DevNull {
 			continue
 		}
 		if prev, ok := seen[absPath(o.path)]; ok {

@@ -6,7 +6,9 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -528,5 +530,24 @@ func TestDedupPairsEscapeIDs(t *testing.T) {
 	}
 	if got := strings.Split(strings.TrimSpace(read(t, pairs)), "\n"); !slices.Equal(got, want) {
 		t.Fatalf("pairs:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// Two outputs to one file are refused before any work (the second would
+// replace the first), except the null device, which may take any number.
+func TestDedupOutputsShareAPath(t *testing.T) {
+	dir := t.TempDir()
+	in := write(t, dir, "ads.jsonl", fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\n{\"id\":\"c\",\"text\":%q}\n", adA, adC))
+	same := filepath.Join(dir, "out.txt")
+	code, _, stderr := cli(t, "", "dedup", "--pairs", same, "--clusters", same, in)
+	if code != 2 || !strings.Contains(stderr, "--clusters "+same+" would overwrite --pairs") {
+		t.Fatalf("same path: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(same); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused run wrote %s: %v", same, err)
+	}
+	code, _, stderr = cli(t, "", "dedup", "--quiet", "--pairs", os.DevNull, "--clusters", os.DevNull, "--stats", os.DevNull, in)
+	if code != 0 {
+		t.Fatalf("%s for three outputs: exit %d: %s", os.DevNull, code, stderr)
 	}
 }
