@@ -877,11 +877,6 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 	}
 	cand := lsh.Candidates{Params: o.LSH, Slots: o.Slots, Sigs: v.sigs, Workers: o.Workers,
 		MaxBucket: max(o.MaxBucket, 0), MinAgree: b.ver.MinAgreement(), Deferred: chained, BandsDone: &b.done}
-	// With bitmaps, a member's partners in a bucket are tested together
-	// (Verifier.sizesBitmapsRow: their sizes and bitmaps, cache misses
-	// at 10M documents, are loaded ahead), then the rest of the
-	// pre-filter runs on those that pass. The pairs are those of the
-	// pair callback below, which the chained buckets' chains still take.
 	// rest is the pre-filter after the sizes and bitmaps (the signatures),
 	// then the pair held or verified.
 	rest := func(w int, x *Sketch, i, j uint32) {
@@ -895,6 +890,11 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 		}
 		b.confirm(v, x, &y, i, j, &found[w])
 	}
+	// With bitmaps, a member's partners in a bucket are tested together
+	// (Verifier.sizesBitmapsRow: their sizes and bitmaps, cache misses
+	// at 10M documents, are loaded ahead), then the rest of the
+	// pre-filter runs on those that pass. The pairs are those of the
+	// pair callback below, which the chained buckets' chains still take.
 	if v.bits != nil && len(v.ucount) <= math.MaxInt32 {
 		type rowScratch struct {
 			ok    []bool

@@ -645,11 +645,14 @@ func (bw *bandWorker) buckets(run []entry, band int, fn func([]entry)) {
 	}
 }
 
-// bucket emits the pairs of one true bucket whose members are in ascending
-// id order, by BucketPairs' rule; a chained bucket's pairs wait in bw.chain.
-// The loops are BucketPairs' own, written out: a call through a closure per
-// pair cost ~2% of a 100k-document run, and TestRulesOutsideBatch holds the
-// two to the same pairs.
+// bucket reports the pairs of one true bucket whose members are in
+// ascending id order, by BucketPairs' rule, a member's at a time
+// (reportRow): those of i < j unless an earlier band whose bucket is not
+// chained reports them (Params.ReportBand; every earlier band is marked by
+// now). A chained bucket's pairs wait in bw.chain. The loops are
+// BucketPairs' own, written out: a call through a closure per pair cost
+// ~2% of a 100k-document run, and TestRulesOutsideBatch holds the two to
+// the same pairs.
 func (bw *bandWorker) bucket(b []entry, band int) {
 	m := len(b)
 	bw.stats.MaxBucketSeen = max(bw.stats.MaxBucketSeen, m)
@@ -667,12 +670,6 @@ func (bw *bandWorker) bucket(b []entry, band int) {
 		return
 	}
 	for x := 0; x+1 < m && !bw.stop.Load(); x++ {
-		if bw.c.Row == nil {
-			for y := x + 1; y < m; y++ {
-				bw.emit(b[x].id, b[y].id, band)
-			}
-			continue
-		}
 		i := b[x].id
 		bw.js = bw.js[:0]
 		for _, e := range b[x+1:] {
@@ -688,7 +685,7 @@ func (bw *bandWorker) bucket(b []entry, band int) {
 // shared.comp: for each member, the equality bits of its values for the
 // earlier bands against every later member's (equalRows), and only for
 // the bands whose values are equal and whose bucket is not chained, the
-// slots compared (agreesOn). It reports the pairs emit does.
+// slots compared (agreesOn). It reports the pairs bucket's loop does.
 func (bw *bandWorker) bucketComp(b []entry, band int) {
 	sh := bw.sh
 	nb := bw.c.Params.Bands
@@ -717,15 +714,9 @@ func (bw *bandWorker) bucketComp(b []entry, band int) {
 			if mk&allowed != 0 && bw.agreesOn(i, rest[k].id, mk&allowed) {
 				continue
 			}
-			if bw.c.Row != nil {
-				bw.js = append(bw.js, rest[k].id)
-				continue
-			}
-			bw.report(i, rest[k].id)
+			bw.js = append(bw.js, rest[k].id)
 		}
-		if bw.c.Row != nil {
-			bw.reportRow(i, bw.js)
-		}
+		bw.reportRow(i, bw.js)
 	}
 }
 
@@ -743,17 +734,6 @@ func (bw *bandWorker) agreesOn(i, j uint32, bands uint64) bool {
 		}
 	}
 	return false
-}
-
-// emit reports i < j, which share a bucket of at most MaxBucket members in
-// band, unless an earlier band reports them: one on which they agree and
-// whose bucket is not chained (Params.ReportBand; every earlier band is
-// marked by now).
-func (bw *bandWorker) emit(i, j uint32, band int) {
-	if band > 0 && bw.earlier(i, j, band) {
-		return
-	}
-	bw.report(i, j)
 }
 
 // earlier reports whether i and j agree on a band before band whose
@@ -791,14 +771,22 @@ func (bw *bandWorker) report(i, j uint32) {
 	}
 }
 
-// reportRow calls Row for i and its partners js (if any) and counts the
-// pairs, as report does for each.
+// reportRow reports i with each of its partners js (ascending, all
+// after i) as report does: to Row at once if it is set, else to fn a pair
+// at a time.
 func (bw *bandWorker) reportRow(i uint32, js []uint32) {
 	if len(js) == 0 {
 		return
 	}
 	bw.stats.Pairs += int64(len(js))
-	bw.c.Row(bw.w, i, js)
+	switch {
+	case bw.c.Row != nil:
+		bw.c.Row(bw.w, i, js)
+	case bw.fn != nil:
+		for _, j := range js {
+			bw.fn(bw.w, i, j)
+		}
+	}
 	if bw.tick += len(js); bw.tick >= 4096 {
 		bw.tick = 0
 		if bw.ctx.Err() != nil {

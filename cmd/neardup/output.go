@@ -230,8 +230,9 @@ func writePairs(w *bufio.Writer, b *neardup.Batch, res *neardup.Result, compact 
 	l := res.PairLister()
 	// Parts of about partPairs pairs on average (10M documents and 268
 	// million pairs: 16,356 parts of 611 documents).
-	step := int(min(int64(n), max(1, int64(n)*partPairs/max(int64(res.Stats.Pairs), 1))))
-	return writeRanges(w, l.Documents(), step, l.Range, format, runtime.GOMAXPROCS(0), pr)
+	nd := int64(l.Documents())
+	step := int(min(nd, max(1, nd*partPairs/max(int64(res.Stats.Pairs), 1))))
+	return writeRanges(w, int(nd), step, l.Range, format, runtime.GOMAXPROCS(0), pr)
 }
 
 const (
