@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/dedupout"
 )
 
 // rangePairs yields, for each i in [lo, hi), pairs (i, i+1+k) for k <
@@ -176,4 +177,104 @@ func BenchmarkWritePairs(b *testing.B) {
 	}
 	b.ReportMetric(float64(res.Stats.Pairs), "pairs/op")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(res.Stats.Pairs), "ns/pair")
+}
+
+// idSlots keeps each id as the pairs file writes it, escaped, whatever
+// its length, and gives up on corpora of long ids.
+func TestIDTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	id := func(n int) string {
+		b := make([]byte, n)
+		for k := range b {
+			b[k] = "abcdefghijklmnopqrstuvwxyz\t\\\n\r"[rng.IntN(30)]
+		}
+		return string(b)
+	}
+	for _, workers := range []int{1, 2, 5} {
+		var ids []string
+		long := 0
+		for d := range 1000 {
+			n := d % 23 // 0-22 bytes before escaping
+			if d%9 == 0 {
+				n = 24 + d%17
+			}
+			ids = append(ids, id(n))
+			if len(dedupout.EscapeField(ids[d])) >= slotBytes {
+				long++
+			}
+		}
+		tb := idSlots(ids, workers)
+		if long > len(ids)/4 || tb == nil {
+			t.Fatalf("%d long ids of %d: table %v", long, len(ids), tb != nil)
+		}
+		for d, s := range ids {
+			if got, want := string(tb.append([]byte("x"), d)), "x"+dedupout.EscapeField(s); got != want {
+				t.Fatalf("workers=%d: id %d = %q, want %q", workers, d, got, want)
+			}
+		}
+		// Most ids long: no table.
+		for d := range ids {
+			if d%2 == 0 {
+				ids[d] = id(30)
+			}
+		}
+		if idSlots(ids, workers) != nil {
+			t.Fatalf("workers=%d: a table for half long ids", workers)
+		}
+	}
+	if tb := idSlots(nil, 2); tb == nil || len(tb.slots) != 0 {
+		t.Fatal("no ids: want an empty table")
+	}
+}
+
+// writePairs writes the lines of AllPairs with dedupout.AppendPair,
+// from the id table and without it (long ids), ids that need escaping
+// included.
+func TestWritePairsIDs(t *testing.T) {
+	for _, idLen := range []int{6, 40} {
+		bt, err := neardup.NewBatch(neardup.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(5, 6))
+		var docs []string
+		for d := range 400 {
+			if d%3 == 0 || len(docs) == 0 {
+				ws := make([]string, 30)
+				for k := range ws {
+					ws[k] = fmt.Sprintf("w%d", rng.IntN(3000))
+				}
+				docs = append(docs, strings.Join(ws, " "))
+			} else {
+				docs = append(docs, docs[len(docs)-1]+fmt.Sprintf(" w%d", rng.IntN(3000)))
+			}
+			id := fmt.Sprintf("%0*d", idLen, d)
+			if d%7 == 0 {
+				id = "a\tb\\" + id
+			}
+			if err := bt.Add(id, []byte(docs[d])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := bt.Run(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (idSlots(bt.IDs(), 2) != nil) != (idLen < 20) {
+			t.Fatalf("ids of %d bytes: table %v", idLen, idSlots(bt.IDs(), 2) != nil)
+		}
+		var want []byte
+		for p := range res.AllPairs() {
+			want = append(dedupout.AppendPair(want, bt.ID(p.A), bt.ID(p.B), p.Jaccard), '\n')
+		}
+		var got bytes.Buffer
+		w := bufio.NewWriter(&got)
+		if err := writePairs(w, bt, res, false, &progress{}); err != nil {
+			t.Fatal(err)
+		}
+		w.Flush()
+		if len(want) == 0 || !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("ids of %d bytes: %d bytes written, want %d (%d pairs)", idLen, got.Len(), len(want), res.Stats.Pairs)
+		}
+	}
 }
