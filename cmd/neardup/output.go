@@ -186,41 +186,31 @@ func writePairs(w *bufio.Writer, b *neardup.Batch, res *neardup.Result, compact 
 		return append(buf, '\n')
 	}
 	// The lines are dedupout.AppendEscapedPair's bytes.
+	pairs := res.Stats.Pairs
+	if compact {
+		pairs = len(res.Pairs)
+	}
+	t := newIDTable(b.IDs(), pairs, runtime.GOMAXPROCS(0))
 	const ahead = 16 // pairs
 	var format func(buf []byte, ps []neardup.Pair) []byte
-	if t := idSlots(b.IDs(), runtime.GOMAXPROCS(0)); t != nil {
+	if t.slots != nil {
 		format = func(buf []byte, ps []neardup.Pair) []byte {
 			var num dedupout.NumberCache // runs of pairs share a Jaccard
 			for k, p := range ps {
 				if k+ahead < len(ps) {
-					t.prefetch(ps[k+ahead].B)
+					t.prefetchSlot(ps[k+ahead].B)
 				}
-				buf = t.append(buf, p.A)
+				buf = t.appendSlot(buf, p.A)
 				buf = append(buf, '\t')
-				buf = t.append(buf, p.B)
+				buf = t.appendSlot(buf, p.B)
 				buf = tail(buf, p, &num)
 			}
 			return buf
 		}
 	} else {
-		// Long ids: the ids that need escaping found once (checking both
-		// ids of every line cost more than a third of the formatting of
-		// 258 million lines), and both steps of reading B's id (its
-		// header, then its bytes) prefetched.
-		n := b.Len()
-		plain := make([]uint64, (n+63)/64)
-		for i := range n {
-			if !dedupout.NeedsEscape(b.ID(i)) {
-				plain[i/64] |= 1 << (i % 64)
-			}
-		}
-		ids := b.IDs()
-		id := func(i int) string {
-			if plain[i/64]&(1<<(i%64)) != 0 {
-				return ids[i]
-			}
-			return dedupout.EscapeField(ids[i])
-		}
+		// Both steps of reading B's id (its header, then its bytes)
+		// prefetched.
+		ids := t.ids
 		format = func(buf []byte, ps []neardup.Pair) []byte {
 			var num dedupout.NumberCache
 			for k, p := range ps {
@@ -232,9 +222,9 @@ func writePairs(w *bufio.Writer, b *neardup.Batch, res *neardup.Result, compact 
 						prefetch.Line(unsafe.StringData(s))
 					}
 				}
-				buf = append(buf, id(p.A)...)
+				buf = t.appendString(buf, p.A)
 				buf = append(buf, '\t')
-				buf = append(buf, id(p.B)...)
+				buf = t.appendString(buf, p.B)
 				buf = tail(buf, p, &num)
 			}
 			return buf
@@ -259,78 +249,98 @@ func writePairs(w *bufio.Writer, b *neardup.Batch, res *neardup.Result, compact 
 // up to 23 bytes of escaped id.
 const slotBytes = 24
 
-// idTable holds the ids as the pairs file writes them (escaped), each of
-// up to slotBytes-1 bytes in a fixed slot of its own, so that writing a
-// line reads one slot, which can be prefetched, where a string is two
-// dependent loads, its header and then its bytes. The pairs are sorted
-// by A, so B's ids are read at random: on 10M documents, waiting on
-// those two loads was a third of the formatting (14.7 s of CPU in a
-// --cpuprofile run). A longer id's slot says so (longSlot) and whether
-// it needs escaping, and the id is read from ids.
+// idTable holds what the pairs file needs of the ids. Which ids need
+// escaping is found once (checking both ids of every line cost more than
+// a third of the formatting of 258 million lines). When most ids fit and
+// the listing has at least a pair a document, each id that fits is also
+// copied, escaped, into a slot of its own, so that writing a line reads
+// one slot, which can be prefetched, where a string is two dependent
+// loads, its header and then its bytes. The pairs are sorted by A, so
+// B's ids are read at random: on 10M documents, waiting on those two
+// loads was a third of the formatting (14.7 s of CPU in a --cpuprofile
+// run). A longer id's slot is marked longSlot and the id read from ids.
 type idTable struct {
-	slots []byte
 	ids   []string
+	plain []uint64 // bit d set: ids[d] needs no escaping
+	slots []byte   // nil when they would not pay (see newIDTable)
 }
 
 const longSlot = 0xff
 
-// idSlots builds the idTable of ids on workers goroutines, or returns nil
-// when more than a quarter of them do not fit a slot (long ids, URLs for
-// instance: the slot would be a third load for most lines).
-func idSlots(ids []string, workers int) *idTable {
-	t := &idTable{slots: make([]byte, len(ids)*slotBytes), ids: ids}
+// newIDTable builds the idTable of ids for a listing of pairs lines, on
+// workers goroutines. Slots are made when no more than a quarter of the
+// ids are too long for one (URLs, for instance: the slot would be a
+// third load for most lines) and there are at least as many pairs as
+// ids (fewer pairs do not repay filling 24 bytes a document).
+func newIDTable(ids []string, pairs, workers int) *idTable {
+	t := &idTable{ids: ids, plain: make([]uint64, (len(ids)+63)/64)}
+	// Ranges of whole words of plain, one a goroutine.
+	per := (len(ids) + workers - 1) / max(workers, 1)
+	per = max((per+63)&^63, 64)
+	each := func(fn func(lo, hi int)) {
+		var wg sync.WaitGroup
+		for lo := 0; lo < len(ids); lo += per {
+			wg.Go(func() { fn(lo, min(lo+per, len(ids))) })
+		}
+		wg.Wait()
+	}
 	var long atomic.Int64
-	var wg sync.WaitGroup
-	per := max((len(ids)+workers-1)/max(workers, 1), 1)
-	for lo := 0; lo < len(ids); lo += per {
-		hi := min(lo+per, len(ids))
-		wg.Go(func() {
-			n := 0
-			for d := lo; d < hi; d++ {
-				slot := t.slots[d*slotBytes : (d+1)*slotBytes]
-				id := ids[d]
-				esc := dedupout.NeedsEscape(id)
-				if esc {
-					id = dedupout.EscapeField(id)
-				}
-				if len(id) < slotBytes {
-					slot[0] = byte(len(id))
-					copy(slot[1:], id)
-					continue
-				}
-				slot[0] = longSlot
-				if esc {
-					slot[1] = 1
-				}
+	each(func(lo, hi int) {
+		n := 0
+		for d := lo; d < hi; d++ {
+			if !dedupout.NeedsEscape(ids[d]) {
+				t.plain[d/64] |= 1 << (d % 64)
+			}
+			if len(t.id(d)) >= slotBytes {
 				n++
 			}
-			long.Add(int64(n))
-		})
+		}
+		long.Add(int64(n))
+	})
+	if long.Load() > int64(len(ids)/4) || pairs < len(ids) {
+		return t
 	}
-	wg.Wait()
-	if long.Load() > int64(len(ids)/4) {
-		return nil
-	}
+	t.slots = make([]byte, len(ids)*slotBytes)
+	each(func(lo, hi int) {
+		for d := lo; d < hi; d++ {
+			slot := t.slots[d*slotBytes : (d+1)*slotBytes]
+			if id := t.id(d); len(id) < slotBytes {
+				slot[0] = byte(len(id))
+				copy(slot[1:], id)
+			} else {
+				slot[0] = longSlot
+			}
+		}
+	})
 	return t
 }
 
-// prefetch starts loading document d's slot (both lines when it crosses
-// one).
-func (t *idTable) prefetch(d int) {
+// id returns document d's id escaped.
+func (t *idTable) id(d int) string {
+	if t.plain[d/64]&(1<<(d%64)) != 0 {
+		return t.ids[d]
+	}
+	return dedupout.EscapeField(t.ids[d])
+}
+
+// appendString appends document d's escaped id to dst.
+func (t *idTable) appendString(dst []byte, d int) []byte { return append(dst, t.id(d)...) }
+
+// prefetchSlot starts loading document d's slot (both lines when it
+// crosses one). t.slots must not be nil.
+func (t *idTable) prefetchSlot(d int) {
 	prefetch.Line(&t.slots[d*slotBytes])
 	prefetch.Line(&t.slots[d*slotBytes+slotBytes-1])
 }
 
-// append appends document d's escaped id to dst.
-func (t *idTable) append(dst []byte, d int) []byte {
+// appendSlot is appendString from document d's slot. t.slots must not be
+// nil.
+func (t *idTable) appendSlot(dst []byte, d int) []byte {
 	slot := t.slots[d*slotBytes : (d+1)*slotBytes]
-	switch n := slot[0]; {
-	case n != longSlot:
+	if n := slot[0]; n != longSlot {
 		return append(dst, slot[1:1+n]...)
-	case slot[1] == 0:
-		return append(dst, t.ids[d]...)
 	}
-	return append(dst, dedupout.EscapeField(t.ids[d])...)
+	return t.appendString(dst, d)
 }
 
 const (

@@ -179,8 +179,9 @@ func BenchmarkWritePairs(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(res.Stats.Pairs), "ns/pair")
 }
 
-// idSlots keeps each id as the pairs file writes it, escaped, whatever
-// its length, and gives up on corpora of long ids.
+// newIDTable keeps each id as the pairs file writes it, escaped, whatever
+// its length, in a slot or not; it makes no slots for corpora of long ids
+// or listings of fewer pairs than documents.
 func TestIDTable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	id := func(n int) string {
@@ -189,6 +190,21 @@ func TestIDTable(t *testing.T) {
 			b[k] = "abcdefghijklmnopqrstuvwxyz\t\\\n\r"[rng.IntN(30)]
 		}
 		return string(b)
+	}
+	check := func(what string, tb *idTable, ids []string) {
+		t.Helper()
+		for d, s := range ids {
+			want := "x" + dedupout.EscapeField(s)
+			if got := string(tb.appendString([]byte("x"), d)); got != want {
+				t.Fatalf("%s: id %d = %q, want %q", what, d, got, want)
+			}
+			if tb.slots == nil {
+				continue
+			}
+			if got := string(tb.appendSlot([]byte("x"), d)); got != want {
+				t.Fatalf("%s: slot %d = %q, want %q", what, d, got, want)
+			}
+		}
 	}
 	for _, workers := range []int{1, 2, 5} {
 		var ids []string
@@ -203,33 +219,38 @@ func TestIDTable(t *testing.T) {
 				long++
 			}
 		}
-		tb := idSlots(ids, workers)
-		if long > len(ids)/4 || tb == nil {
-			t.Fatalf("%d long ids of %d: table %v", long, len(ids), tb != nil)
+		what := fmt.Sprintf("workers=%d", workers)
+		tb := newIDTable(ids, len(ids), workers)
+		if long == 0 || long > len(ids)/4 || tb.slots == nil {
+			t.Fatalf("%s: %d long ids of %d: slots %v", what, long, len(ids), tb.slots != nil)
 		}
-		for d, s := range ids {
-			if got, want := string(tb.append([]byte("x"), d)), "x"+dedupout.EscapeField(s); got != want {
-				t.Fatalf("workers=%d: id %d = %q, want %q", workers, d, got, want)
-			}
+		check(what, tb, ids)
+		// Fewer pairs than documents: no slots.
+		tb = newIDTable(ids, len(ids)-1, workers)
+		if tb.slots != nil {
+			t.Fatalf("%s: slots for fewer pairs than documents", what)
 		}
-		// Most ids long: no table.
+		check(what+" no slots", tb, ids)
+		// Most ids long: no slots.
 		for d := range ids {
 			if d%2 == 0 {
 				ids[d] = id(30)
 			}
 		}
-		if idSlots(ids, workers) != nil {
-			t.Fatalf("workers=%d: a table for half long ids", workers)
+		if tb := newIDTable(ids, 1<<20, workers); tb.slots != nil {
+			t.Fatalf("%s: slots for half long ids", what)
+		} else {
+			check(what+" long ids", tb, ids)
 		}
 	}
-	if tb := idSlots(nil, 2); tb == nil || len(tb.slots) != 0 {
+	if tb := newIDTable(nil, 0, 2); len(tb.slots) != 0 || len(tb.plain) != 0 {
 		t.Fatal("no ids: want an empty table")
 	}
 }
 
-// writePairs writes the lines of AllPairs with dedupout.AppendPair,
-// from the id table and without it (long ids), ids that need escaping
-// included.
+// writePairs writes the lines of AllPairs (or of Result.Pairs, compact)
+// with dedupout.AppendPair, from slots and without them (long ids), ids
+// that need escaping included.
 func TestWritePairsIDs(t *testing.T) {
 	for _, idLen := range []int{6, 40} {
 		bt, err := neardup.NewBatch(neardup.Options{})
@@ -239,7 +260,7 @@ func TestWritePairsIDs(t *testing.T) {
 		rng := rand.New(rand.NewPCG(5, 6))
 		var docs []string
 		for d := range 400 {
-			if d%3 == 0 || len(docs) == 0 {
+			if d%6 == 0 {
 				ws := make([]string, 30)
 				for k := range ws {
 					ws[k] = fmt.Sprintf("w%d", rng.IntN(3000))
@@ -260,21 +281,32 @@ func TestWritePairsIDs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if (idSlots(bt.IDs(), 2) != nil) != (idLen < 20) {
-			t.Fatalf("ids of %d bytes: table %v", idLen, idSlots(bt.IDs(), 2) != nil)
+		if slots := newIDTable(bt.IDs(), res.Stats.Pairs, 2).slots != nil; res.Stats.Pairs < bt.Len() || slots != (idLen < 20) {
+			t.Fatalf("ids of %d bytes, %d pairs: slots %v", idLen, res.Stats.Pairs, slots)
 		}
-		var want []byte
-		for p := range res.AllPairs() {
-			want = append(dedupout.AppendPair(want, bt.ID(p.A), bt.ID(p.B), p.Jaccard), '\n')
-		}
-		var got bytes.Buffer
-		w := bufio.NewWriter(&got)
-		if err := writePairs(w, bt, res, false, &progress{}); err != nil {
-			t.Fatal(err)
-		}
-		w.Flush()
-		if len(want) == 0 || !bytes.Equal(got.Bytes(), want) {
-			t.Fatalf("ids of %d bytes: %d bytes written, want %d (%d pairs)", idLen, got.Len(), len(want), res.Stats.Pairs)
+		for _, compact := range []bool{false, true} {
+			var want []byte
+			add := func(p neardup.Pair) {
+				want = append(dedupout.AppendPair(want, bt.ID(p.A), bt.ID(p.B), p.Jaccard), '\n')
+			}
+			if compact {
+				for _, p := range res.Pairs {
+					add(p)
+				}
+			} else {
+				for p := range res.AllPairs() {
+					add(p)
+				}
+			}
+			var got bytes.Buffer
+			w := bufio.NewWriter(&got)
+			if err := writePairs(w, bt, res, compact, &progress{}); err != nil {
+				t.Fatal(err)
+			}
+			w.Flush()
+			if len(want) == 0 || !bytes.Equal(got.Bytes(), want) {
+				t.Fatalf("ids of %d bytes, compact %v: %d bytes written, want %d (%d pairs)", idLen, compact, got.Len(), len(want), res.Stats.Pairs)
+			}
 		}
 	}
 }
