@@ -1,14 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/truth"
 )
 
 // plantedReport scores reported pairs against what a corpus generator
@@ -37,59 +36,15 @@ type plantedByEdit struct {
 
 // readTruth reads a TSV with a header naming at least the columns id and
 // source (and optionally family) and returns each id's origin: the family
-// ("f:NAME") or the root of its chain of sources ("d:ID").
+// ("f:NAME") or the root of its chain of sources ("d:ID"), as
+// truth.Origins.
 func readTruth(path string) (map[string]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--truth: %w", err)
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	if !sc.Scan() {
-		return nil, fmt.Errorf("--truth %s:1: no header", path)
-	}
-	col := map[string]int{}
-	for i, h := range strings.Split(sc.Text(), "\t") {
-		col[h] = i
-	}
-	ci, ok1 := col["id"]
-	cs, ok2 := col["source"]
-	cf, hasFamily := col["family"]
-	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("--truth %s:1: the header needs the columns id and source", path)
-	}
-	source, family := map[string]string{}, map[string]string{}
-	for line := 2; sc.Scan(); line++ {
-		fs := strings.Split(sc.Text(), "\t")
-		if len(fs) <= max(ci, cs) || (hasFamily && len(fs) <= cf) {
-			return nil, fmt.Errorf("--truth %s:%d: %d fields", path, line, len(fs))
-		}
-		source[fs[ci]] = fs[cs]
-		if hasFamily {
-			family[fs[ci]] = fs[cf]
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("--truth %s: %w", path, err)
-	}
-	origin := make(map[string]string, len(source))
-	for id := range source {
-		cur := id
-		for steps := 0; ; steps++ {
-			if fam := family[cur]; fam != "" {
-				origin[id] = "f:" + fam
-				break
-			}
-			src := source[cur]
-			if src == "" || steps > len(source) { // an original (or a cycle)
-				origin[id] = "d:" + cur
-				break
-			}
-			cur = src
-		}
-	}
-	return origin, nil
+	return truth.Origins(f, "--truth "+path)
 }
 
 // scorePlanted classifies the reported pairs with the truth's origins.
