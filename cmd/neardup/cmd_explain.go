@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/idf"
 	"github.com/neardup/neardup/internal/cliflags"
+	"github.com/neardup/neardup/internal/dedupout"
 	"github.com/neardup/neardup/shingle"
 )
 
@@ -298,8 +298,8 @@ func distinctSets(sets [][]uint64, fps []uint64) [][]uint64 {
 	return out
 }
 
-// readPairsFile reads a dedup --pairs file: id_a, id_b, jaccard per line,
-// ids escaped as escapeField does.
+// readPairsFile reads a dedup --pairs file: id_a, id_b, jaccard[, edit]
+// per line (dedupout.ParsePair), every id one of the inputs'.
 func readPairsFile(path string, cv *corpusView) ([]neardup.Pair, error) {
 	fh, err := os.Open(path)
 	if err != nil {
@@ -309,60 +309,31 @@ func readPairsFile(path string, cv *corpusView) ([]neardup.Pair, error) {
 	sc := bufio.NewScanner(fh)
 	sc.Buffer(make([]byte, 1<<16), 1<<26)
 	var pairs []neardup.Pair
-	for line := 1; sc.Scan(); line++ {
-		s := sc.Text()
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSuffix(sc.Text(), "\r")
 		if s == "" {
 			continue
 		}
-		fields := strings.Split(s, "\t")
-		if len(fields) != 3 && len(fields) != 4 {
-			return nil, fmt.Errorf("%s:%d: want 3 or 4 tab-separated fields (id_a, id_b, jaccard[, edit]), got %d", path, line, len(fields))
+		idA, idB, j, _, err := dedupout.ParsePair(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
 		var ends [2]int
-		for k := range 2 {
-			id := unescapeField(fields[k])
+		for k, id := range [2]string{idA, idB} {
 			d, ok := cv.index[id]
 			if !ok {
 				return nil, fmt.Errorf("%s:%d: unknown id %q: the pairs file does not come from these inputs", path, line, id)
 			}
 			ends[k] = d
 		}
-		j, err := strconv.ParseFloat(fields[2], 64)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: jaccard: %v", path, line, err)
-		}
 		pairs = append(pairs, neardup.Pair{A: min(ends[0], ends[1]), B: max(ends[0], ends[1]), Jaccard: j})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s:%d: %w", path, line+1, err)
 	}
 	return pairs, nil
-}
-
-// unescapeField reverses escapeField.
-func unescapeField(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var sb strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-			switch s[i] {
-			case 't':
-				sb.WriteByte('\t')
-			case 'n':
-				sb.WriteByte('\n')
-			case 'r':
-				sb.WriteByte('\r')
-			default:
-				sb.WriteByte(s[i])
-			}
-			continue
-		}
-		sb.WriteByte(s[i])
-	}
-	return sb.String()
 }
 
 // identicalGroups returns, for each document, the first document with the

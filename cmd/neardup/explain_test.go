@@ -134,6 +134,19 @@ func TestExplainErrors(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, `unknown id "q"`) {
 		t.Errorf("pairs with unknown id: exit %d, %s", code, stderr)
 	}
+	// A malformed line is refused with the file and its line (CRLF line
+	// ends and blank lines are read).
+	for _, c := range []struct{ body, want string }{
+		{"a\tb\t0.9\r\n\nb\tc\t0.8\tx\n", `bad2.tsv:3: not a pairs line: edit "x"`},
+		{"a\tb\n", "bad2.tsv:1: not a pairs line: want 3 or 4 tab-separated fields"},
+		{"a\tb\t1.2\n", `bad2.tsv:1: not a pairs line: jaccard "1.2" is not a number in [0, 1]`},
+	} {
+		bad := write(t, dir, "bad2.tsv", c.body)
+		code, _, stderr = cli(t, "", "explain", "--pairs", bad, "a", "b", in)
+		if code != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("pairs %q: exit %d, %s; want %q", c.body, code, stderr, c.want)
+		}
+	}
 	if code, _, _ = cli(t, "", "explain", "a", in); code != 2 {
 		t.Errorf("missing argument: exit %d, want 2", code)
 	}

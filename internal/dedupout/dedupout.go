@@ -5,6 +5,8 @@ package dedupout
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -23,6 +25,69 @@ func EscapeField(s string) string {
 
 // NeedsEscape reports whether EscapeField would change s.
 func NeedsEscape(s string) bool { return strings.ContainsAny(s, "\\\t\n\r") }
+
+// UnescapeField reverses EscapeField: \\, \t, \n and \r become a
+// backslash, tab, newline and carriage return. A backslash before any
+// other byte, or at the end, stands for itself (EscapeField never writes
+// one), so every string has a reading and UnescapeField(EscapeField(s))
+// is s.
+func UnescapeField(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var sb strings.Builder
+	sb.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '\\':
+				c = '\\'
+			case 't':
+				c = '\t'
+			case 'n':
+				c = '\n'
+			case 'r':
+				c = '\r'
+			default:
+				sb.WriteByte(c)
+				continue
+			}
+			i++
+		}
+		sb.WriteByte(c)
+	}
+	return sb.String()
+}
+
+// ErrPairLine is the error ParsePair wraps for a line that is not a pairs
+// line.
+var ErrPairLine = errors.New("not a pairs line")
+
+// ParsePair reads a pairs line as AppendPair writes it, without its line
+// end: the two ids, unescaped, and the Jaccard, a number in [0, 1]. A
+// fourth column (dedup --refine edit's edit similarity, also in [0, 1])
+// is checked and returned in edit, else edit is -1. A line of any other
+// shape gives an error wrapping ErrPairLine that says what is wrong.
+func ParsePair(line string) (idA, idB string, jaccard, edit float64, err error) {
+	fields := strings.Split(line, "\t")
+	if len(fields) != 3 && len(fields) != 4 {
+		return "", "", 0, 0, fmt.Errorf("%w: want 3 or 4 tab-separated fields (id_a, id_b, jaccard[, edit]), got %d", ErrPairLine, len(fields))
+	}
+	edit = -1
+	for k, f := range fields[2:] {
+		x, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(x >= 0 && x <= 1) {
+			return "", "", 0, 0, fmt.Errorf("%w: %s %q is not a number in [0, 1]", ErrPairLine, [2]string{"jaccard", "edit"}[k], f)
+		}
+		if k == 0 {
+			jaccard = x
+		} else {
+			edit = x
+		}
+	}
+	return UnescapeField(fields[0]), UnescapeField(fields[1]), jaccard, edit, nil
+}
 
 // AppendPair appends a pairs line without its line end: the two ids
 // (escaped) and the Jaccard with 6 decimals, tab-separated.
