@@ -4,7 +4,8 @@ package prefetch
 
 import "unsafe"
 
-// lines prefetches n >= 1 cache lines from p (PREFETCHT0).
+// strided prefetches n >= 1 cache lines, those holding p, p+stride, ...
+// (PREFETCHT0).
 //
 //go:noescape
-func lines(p unsafe.Pointer, n int)
+func strided(p unsafe.Pointer, stride uintptr, n int)

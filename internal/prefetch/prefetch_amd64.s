@@ -2,16 +2,17 @@
 
 #include "textflag.h"
 
-// func lines(p *uint64, n int)
-TEXT ·lines(SB), NOSPLIT, $0-16
+// func strided(p unsafe.Pointer, stride uintptr, n int)
+TEXT ·strided(SB), NOSPLIT, $0-24
 	MOVQ p+0(FP), AX
-	MOVQ n+8(FP), CX
+	MOVQ stride+8(FP), DX
+	MOVQ n+16(FP), CX
 	TESTQ CX, CX
 	JLE  done
 
 loop:
 	PREFETCHT0 (AX)
-	ADDQ $64, AX
+	ADDQ DX, AX
 	DECQ CX
 	JNZ  loop
 

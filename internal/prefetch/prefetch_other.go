@@ -4,5 +4,5 @@ package prefetch
 
 import "unsafe"
 
-// lines does nothing in this build.
-func lines(p unsafe.Pointer, n int) {}
+// strided does nothing in this build.
+func strided(p unsafe.Pointer, stride uintptr, n int) {}
