@@ -45,6 +45,16 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build neardup:", err)
 		os.Exit(1)
 	}
+	// Beam's loopback environment leaves an empty placeholder file in the
+	// temporary directory for every pipeline it submits
+	// ("beamloopbackworker-*"): keep them, and every test's temporary
+	// files, under dir.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("TMPDIR", tmp)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

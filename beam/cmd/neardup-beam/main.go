@@ -125,6 +125,16 @@ func run(inputs []string, in *cliflags.Input, eng *cliflags.Engine, out pipeline
 	if err := pipeline.CheckOutputs(c, out); err != nil {
 		return fmt.Errorf("%w: %s", cliflags.ErrUsage, cliflags.ErrText(err))
 	}
+	// Beam's loopback environment (the default on Prism) leaves an empty
+	// placeholder file in the temporary directory for every pipeline it
+	// submits (runnerlib.Execute, "beamloopbackworker-*", Beam 2.77; a run
+	// submits several): the run's temporary files go to a directory of
+	// its own, removed at the end.
+	restore, err := privateTempDir()
+	if err != nil {
+		return err
+	}
+	defer restore()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var log io.Writer = os.Stderr
@@ -157,4 +167,27 @@ func printSummary(w io.Writer, s *pipeline.Summary) {
 		total += t
 	}
 	fmt.Fprintf(w, "  %-26s %d (%.1f s)\n", "pipelines", s.Pipelines, total)
+}
+
+// privateTempDir points the process's temporary directory (TMPDIR) at a
+// new directory under the current one and returns a func that removes it
+// and puts TMPDIR back.
+func privateTempDir() (restore func(), err error) {
+	dir, err := os.MkdirTemp("", "neardup-beam-tmp-")
+	if err != nil {
+		return nil, err
+	}
+	old, had := os.LookupEnv("TMPDIR")
+	if err := os.Setenv("TMPDIR", dir); err != nil {
+		os.Remove(dir)
+		return nil, err
+	}
+	return func() {
+		if had {
+			os.Setenv("TMPDIR", old)
+		} else {
+			os.Unsetenv("TMPDIR")
+		}
+		os.RemoveAll(dir)
+	}, nil
 }
