@@ -211,8 +211,9 @@ func (v *Verifier) sizesBitmapsRow(ok []bool, na int, ba *shingle.Bitmap, ys, si
 
 // Confirm returns the similarity of a pair that passed Prefilter and
 // whether it reaches the threshold: the exact Jaccard of the sets
-// (shingle.JaccardAtLeast, which gives up early: the value is 0 when ok is
-// false) or their weighted Jaccard under WeightIDF, or the signature
+// (shingle.JaccardWithOverlap with the least overlap from the Verifier's
+// table, JaccardAtLeast's answer; it gives up early: the value is 0 when
+// ok is false) or their weighted Jaccard under WeightIDF, or the signature
 // estimate under VerifyEstimate.
 func (v *Verifier) Confirm(a, b *Sketch) (float64, bool) {
 	switch {
@@ -223,7 +224,7 @@ func (v *Verifier) Confirm(a, b *Sketch) (float64, bool) {
 		j := minhash.WeightedJaccard(a.Set, a.Weights, b.Set, b.Weights)
 		return j, j >= v.t
 	}
-	return shingle.JaccardAtLeast(a.Set, b.Set, v.t)
+	return shingle.JaccardWithOverlap(a.Set, b.Set, v.minOverlap(len(a.Set), len(b.Set)))
 }
 
 // Similarity returns the similarity of two documents whatever its value,

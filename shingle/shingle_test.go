@@ -545,9 +545,26 @@ func TestJaccardAtLeast(t *testing.T) {
 		if ok != (want >= th) || (ok && got != want) {
 			t.Fatalf("|a|=%d |b|=%d t=%v: got (%v, %v), Jaccard %v", len(a), len(b), th, got, ok, want)
 		}
+		// With the overlap given, any overlap: true exactly when the
+		// intersection reaches it.
+		need := rng.IntN(len(a) + len(b) + 2)
+		if rng.IntN(2) == 0 {
+			need = MinOverlap(len(a), len(b), th)
+		}
+		inter := Intersection(a, b)
+		got, ok = JaccardWithOverlap(b, a, need)
+		if ok != (inter >= need) || (ok && got != want) {
+			t.Fatalf("|a|=%d |b|=%d need %d, intersection %d: got (%v, %v), Jaccard %v", len(a), len(b), need, inter, got, ok, want)
+		}
 	}
 	if _, ok := JaccardAtLeast(nil, nil, 0.5); ok {
 		t.Error("two empty sets reach 0.5")
+	}
+	if j, ok := JaccardWithOverlap(nil, nil, 0); !ok || j != 0 {
+		t.Errorf("two empty sets, overlap 0: (%v, %v), want (0, true)", j, ok)
+	}
+	if _, ok := JaccardWithOverlap(nil, []uint64{1}, 1); ok {
+		t.Error("an empty set overlaps another by 1")
 	}
 }
 
