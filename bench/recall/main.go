@@ -19,6 +19,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -137,12 +138,12 @@ func run(corpusPath, pairsPath string, th float64, sh *shingle.Shingler, co corp
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	for line := 1; sc.Scan(); line++ {
-		fs := strings.Split(sc.Text(), "\t")
-		if len(fs) != 3 {
+		fs, ok := pairFields(bytes.TrimSuffix(sc.Bytes(), []byte{'\r'}))
+		if !ok {
 			return fmt.Errorf("%s:%d: want 3 fields", pairsPath, line)
 		}
-		a, ok1 := index[fs[0]]
-		b, ok2 := index[fs[1]]
+		a, ok1 := index[string(fs[0])]
+		b, ok2 := index[string(fs[1])]
 		if !ok1 || !ok2 {
 			return fmt.Errorf("%s:%d: unknown id", pairsPath, line)
 		}
@@ -155,7 +156,7 @@ func run(corpusPath, pairsPath string, th float64, sh *shingle.Shingler, co corp
 		if j >= th {
 			correct++
 		}
-		if fs[2] != strconv.FormatFloat(j, 'f', 6, 64) {
+		if string(fs[2]) != strconv.FormatFloat(j, 'f', 6, 64) {
 			rp.WrongJaccard++
 		}
 	}

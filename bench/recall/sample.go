@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/internal/dedupout"
 	"github.com/neardup/neardup/shingle"
 )
 
@@ -109,8 +110,8 @@ func runSample(corpusPath, pairsPath, clustersPath string, th float64, sh *shing
 			f.Close()
 			return nil, fmt.Errorf("%s:%d: %w", pairsPath, line, err)
 		}
-		fs := bytes.Split(bytes.TrimRight(b, "\r\n"), []byte{'\t'})
-		if len(fs) != 3 {
+		fs, ok := pairFields(bytes.TrimRight(b, "\r\n"))
+		if !ok {
 			f.Close()
 			return nil, fmt.Errorf("%s:%d: want 3 fields", pairsPath, line)
 		}
@@ -334,4 +335,22 @@ func droppedIDs(path string) (map[string]bool, error) {
 			}
 		}
 	}
+}
+
+// pairFields splits a pairs line into its three fields, the ids unescaped
+// (dedupout.UnescapeField: an id with a tab, newline or backslash is
+// written escaped); an id with no backslash is the line's own bytes.
+// ok is false unless the line has three fields.
+func pairFields(line []byte) (fs [3][]byte, ok bool) {
+	for k := range 2 {
+		var found bool
+		if fs[k], line, found = bytes.Cut(line, []byte{'\t'}); !found {
+			return fs, false
+		}
+		if bytes.IndexByte(fs[k], '\\') >= 0 {
+			fs[k] = []byte(dedupout.UnescapeField(string(fs[k])))
+		}
+	}
+	fs[2] = line
+	return fs, bytes.IndexByte(line, '\t') < 0
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/internal/dedupout"
 	"github.com/neardup/neardup/internal/gen"
 	"github.com/neardup/neardup/shingle"
 )
@@ -25,6 +26,9 @@ func TestSampleAgainstBruteForce(t *testing.T) {
 	var lines, ids []string
 	var texts []string
 	err := gen.Generate(gen.Config{Docs: 500, Seed: 7, MeanWords: 40}, func(i int, d gen.Doc) error {
+		if i%7 == 3 { // an id the pairs file writes escaped
+			d.ID += "\tx\\y"
+		}
 		b, _ := json.Marshal(map[string]string{"id": d.ID, "text": d.Text})
 		lines = append(lines, string(b))
 		ids, texts = append(ids, d.ID), append(texts, d.Text)
@@ -58,7 +62,8 @@ func TestSampleAgainstBruteForce(t *testing.T) {
 		for b := a + 1; b < len(sets); b++ {
 			j := shingle.Jaccard(sets[a], sets[b])
 			jac[pair{a, b}] = j
-			line := fmt.Sprintf("%s\t%s\t%s", ids[a], ids[b], strconv.FormatFloat(j, 'f', 6, 64))
+			ea, eb := dedupout.EscapeField(ids[a]), dedupout.EscapeField(ids[b])
+			line := fmt.Sprintf("%s\t%s\t%s", ea, eb, strconv.FormatFloat(j, 'f', 6, 64))
 			switch {
 			case j >= th:
 				if exactN%4 == 0 {
@@ -66,14 +71,14 @@ func TestSampleAgainstBruteForce(t *testing.T) {
 				}
 				if exactN%5 != 0 {
 					if exactN%11 == 1 {
-						line = fmt.Sprintf("%s\t%s\t0.123456", ids[a], ids[b])
+						line = fmt.Sprintf("%s\t%s\t0.123456", ea, eb)
 					}
 					listing = append(listing, line)
 				}
 				exactN++
 			case j > 0.1 && falseN < 3:
 				if falseN == 0 {
-					line = fmt.Sprintf("%s\t%s\t0.999999", ids[a], ids[b])
+					line = fmt.Sprintf("%s\t%s\t0.999999", ea, eb)
 				}
 				listing = append(listing, line)
 				falseN++
@@ -95,7 +100,7 @@ func TestSampleAgainstBruteForce(t *testing.T) {
 	listed := map[pair]string{}
 	for _, l := range listing {
 		f := strings.Split(l, "\t")
-		a, b := index(ids, f[0]), index(ids, f[1])
+		a, b := index(ids, dedupout.UnescapeField(f[0])), index(ids, dedupout.UnescapeField(f[1]))
 		listed[pair{a, b}] = f[2]
 	}
 	defer func(n int) { frequentPosting = n }(frequentPosting)
@@ -172,5 +177,19 @@ func TestEachDocFiles(t *testing.T) {
 	eachDoc(a, corpus.Options{}, func(i int, id string, text []byte) { got = append(got, id) })
 	if strings.Join(got, "|") != "x|2" {
 		t.Errorf("one file: ids %q, want x and 2", got)
+	}
+}
+
+// TestPairFields: the ids come back unescaped, the Jaccard as written;
+// lines of two or four fields are refused.
+func TestPairFields(t *testing.T) {
+	fs, ok := pairFields([]byte(`a\tb` + "\t" + `c\\d` + "\t0.500000"))
+	if !ok || string(fs[0]) != "a\tb" || string(fs[1]) != `c\d` || string(fs[2]) != "0.500000" {
+		t.Errorf("got %q, %v", fs, ok)
+	}
+	for _, bad := range []string{"a\tb", "a\tb\t0.5\t0.5", ""} {
+		if _, ok := pairFields([]byte(bad)); ok {
+			t.Errorf("%q: accepted", bad)
+		}
 	}
 }
