@@ -44,17 +44,7 @@ func FuzzParseLengths(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		ls, err := parseLengths(s)
-		if err != nil {
-			return
-		}
-		if !slices.IsSorted(ls) || len(slices.Compact(slices.Clone(ls))) != len(ls) {
-			t.Fatalf("parseLengths(%q) = %v: not sorted and distinct", s, ls)
-		}
-		for _, n := range ls {
-			if n < 1 || n > shingle.MaxN {
-				t.Fatalf("parseLengths(%q) = %v", s, ls)
-			}
-		}
+		checkList(t, "parseLengths", s, ls, err, func(n int) bool { return n >= 1 && n <= shingle.MaxN })
 	})
 }
 
@@ -66,16 +56,23 @@ func FuzzParseCutoffs(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		cs, err := parseCutoffs(s)
-		if err != nil {
-			return
-		}
-		if !slices.IsSorted(cs) || len(slices.Compact(slices.Clone(cs))) != len(cs) {
-			t.Fatalf("parseCutoffs(%q) = %v: not sorted and distinct", s, cs)
-		}
-		for _, c := range cs {
-			if !(c > 0 && c <= 1) {
-				t.Fatalf("parseCutoffs(%q) = %v", s, cs)
-			}
-		}
+		checkList(t, "parseCutoffs", s, cs, err, func(c float64) bool { return c > 0 && c <= 1 })
 	})
+}
+
+// checkList fails t unless a list parser's result for s is an error or
+// sorted, distinct values that all satisfy in.
+func checkList[T int | float64](t *testing.T, name, s string, got []T, err error, in func(T) bool) {
+	t.Helper()
+	if err != nil {
+		return
+	}
+	if !slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got) {
+		t.Fatalf("%s(%q) = %v: not sorted and distinct", name, s, got)
+	}
+	for _, v := range got {
+		if !in(v) {
+			t.Fatalf("%s(%q) = %v: %v out of range", name, s, got, v)
+		}
+	}
 }
