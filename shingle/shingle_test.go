@@ -399,7 +399,7 @@ func TestAllocs(t *testing.T) {
 func TestSort(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	s := mustNew(t, Options{})
-	sizes := []int{0, 1, 2, 3, 23, 24, 25, 100, 1000, bucketMax, bucketMax + 1, 300000}
+	sizes := []int{0, 1, 2, 3, 23, 24, 25, 100, lsdMin - 1, lsdMin, 260, 1000, bucketMax, bucketMax + 1, 300000}
 	if hugeTests() {
 		sizes = append(sizes, 3_000_000)
 	}

@@ -120,15 +120,25 @@ func flagSort(a []uint64, shift uint, s *Shingler) {
 	}
 }
 
+// lsdMin is the smallest set sortDedup sorts by sortDedupTop16. Measured
+// on random hashes (AMD EPYC, Go 1.26, 2026-11-27): 30 elements 269 ns
+// against 128 for the counting sort below, 128 elements 468 against 398,
+// 260 elements 815 against 957, 1,000 elements 2.7 against 4.1 µs.
+const lsdMin = 192
+
 // sortDedup sorts a, removes duplicates and returns the number of elements
-// kept at the front of a. For the common small sizes it counting-sorts a
-// into scratch on its top bits (about one element a bucket), which leaves
-// only the elements that share a bucket out of order, then fixes those in
-// one insertion pass over the whole array (an element in order with the
-// one before, most of them, costs a compare that predicts well; sorting
-// each element into its bucket as it was scattered mispredicted about once
-// an element), and drops duplicates while copying back.
+// kept at the front of a. Sets of lsdMin to bucketMax elements, most
+// documents', go to sortDedupTop16. Smaller ones are counting-sorted into
+// scratch on their top bits (about one element a bucket), which leaves
+// only the elements that share a bucket out of order, then fixed in one
+// insertion pass over the whole array (an element in order with the one
+// before, most of them, costs a compare that predicts well; sorting each
+// element into its bucket as it was scattered mispredicted about once an
+// element), and duplicates are dropped while copying back.
 func (s *Shingler) sortDedup(a []uint64) int {
+	if len(a) >= lsdMin && len(a) <= bucketMax {
+		return s.sortDedupTop16(a)
+	}
 	if len(a) <= insertionMax || len(a) > bucketMax {
 		s.sort(a, 64)
 		return dedup(a)
@@ -171,17 +181,7 @@ func (s *Shingler) sortDedup(a []uint64) int {
 		tmp[next[d]] = x
 		next[d]++
 	}
-	for i := 1; i < len(tmp); i++ {
-		x := tmp[i]
-		if tmp[i-1] <= x {
-			continue
-		}
-		j := i
-		for ; j > 0 && tmp[j-1] > x; j-- {
-			tmp[j] = tmp[j-1]
-		}
-		tmp[j] = x
-	}
+	fixOrder(tmp, len(tmp)*len(tmp))
 	// Branch-free dedup: write every element, advance past the new ones.
 	m := 1
 	a[0] = tmp[0]
@@ -200,4 +200,66 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// sortDedupTop16 is sortDedup for sets of lsdMin to bucketMax elements: two
+// stable counting passes, on bits 48-55 into scratch and then on the top
+// byte back into a, order a on its top 16 bits, so only elements that
+// share them (about n²/2¹⁷ pairs of uniform hashes: 0.5 for a set of 260)
+// are left out of order, and an insertion pass fixes those. The counting
+// costs two passes over the 257 counts of a digit; the insertion pass
+// mispredicts once per element out of order, where sortDedup's one pass on
+// the top log2(n) bits left about one element in five out of order. Keys
+// that share their top bits (crafted input) would make the insertion pass
+// quadratic: past 8 moves an element it stops, and slices.Sort finishes.
+func (s *Shingler) sortDedupTop16(a []uint64) int {
+	var lo, hi [257]int32
+	for _, x := range a {
+		lo[(x>>48)&0xff+1]++
+		hi[x>>56+1]++
+	}
+	for i := 1; i <= 256; i++ {
+		lo[i] += lo[i-1]
+		hi[i] += hi[i-1]
+	}
+	if cap(s.scratch) < len(a) {
+		s.scratch = make([]uint64, max(len(a), 1024))
+	}
+	tmp := s.scratch[:len(a)]
+	for _, x := range a {
+		d := (x >> 48) & 0xff
+		tmp[lo[d]] = x
+		lo[d]++
+	}
+	for _, x := range tmp {
+		d := x >> 56
+		a[hi[d]] = x
+		hi[d]++
+	}
+	if !fixOrder(a, 8*len(a)) {
+		slices.Sort(a)
+	}
+	return dedup(a)
+}
+
+// fixOrder sorts a, which is mostly in order, by insertion: an element in
+// order with the one before costs one compare that predicts well. It stops
+// and returns false, with a still a permutation of its elements, once it
+// has moved elements more than budget places in all.
+func fixOrder(a []uint64, budget int) bool {
+	for i := 1; i < len(a); i++ {
+		x := a[i]
+		if a[i-1] <= x {
+			continue
+		}
+		j := i
+		for ; j > 0 && a[j-1] > x; j-- {
+			a[j] = a[j-1]
+		}
+		a[j] = x
+		if budget -= i - j; budget < 0 {
+			return false
+		}
+	}
+	return true
 }
