@@ -618,3 +618,38 @@ func TestPairsWhere(t *testing.T) {
 	}
 	t.Logf("%d pairs kept", kept)
 }
+
+// TestSortKey checks what Run's sort needs of sortKey: keys of different
+// values rarely equal (for two slots never: the key is one to one) and
+// spread over the top byte, where the radix sort starts, even for the
+// small values minimum hashes are (a set's least hash is about 2^32/|set|).
+func TestSortKey(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, rows := range []int{1, 2, 3, 4, 5} {
+		const n = 1 << 16
+		seen := make(map[uint64][]uint32, n)
+		var top [256]int
+		for range n {
+			vals := make([]uint32, rows)
+			for k := range vals {
+				vals[k] = r.Uint32N(1 << 20) // small, like minimum hashes
+			}
+			key := sortKey(vals)
+			if old, ok := seen[key]; ok && !slices.Equal(old, vals) {
+				t.Fatalf("rows %d: %v and %v have the same key %#x", rows, old, vals, key)
+			}
+			seen[key] = vals
+			top[key>>56]++
+		}
+		// n/256 = 256 a byte value; a key that missed the top bits would
+		// leave most of them empty.
+		for b, c := range top {
+			if c < 128 || c > 384 {
+				t.Fatalf("rows %d: top byte %#x in %d of %d keys, want about %d", rows, b, c, n, n/256)
+			}
+		}
+	}
+	if sortKey([]uint32{1, 2}) == sortKey([]uint32{2, 1}) {
+		t.Error("sortKey ignores the order of the values")
+	}
+}
