@@ -62,7 +62,7 @@ func agreeLow(a, b []uint64) int {
 // rows[k].id of comp, rows of stride values (row i at comp[i*stride:]):
 // bit e set where the two e-th values are equal. It reads no value of a
 // row past len(a).
-func equalRowsGeneric(out []uint64, a, comp []uint16, stride int, rows []entry) {
+func equalRowsGeneric(out []uint64, a, comp []uint32, stride int, rows []entry) {
 	n := len(a)
 	for k, e := range rows {
 		row := comp[int(e.id)*stride:][:n]

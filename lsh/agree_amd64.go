@@ -93,30 +93,32 @@ func equalPrefix(eq *[2]uint64, a, b []uint32, n int) bool {
 func equalPrefixAVX512(a, b *uint32, groups int) (lo, hi uint64)
 
 // equalRows is equalRowsGeneric, with the AVX-512 kernel when it is on.
-// The kernel reads whole 64-byte vectors of a row under a lane mask (the
-// values past len(a) are not compared), so comp must hold 64 values past
-// its last row's start (Run allocates them).
-func equalRows(out []uint64, a, comp []uint16, stride int, rows []entry) {
-	if !useAVX512 || len(rows) == 0 || len(a) == 0 {
+// The kernel reads whole 64-byte vectors of a row (two, or four when a
+// has over 32 values) under a lane mask (the values past len(a) are not
+// compared), so comp must hold 64 values past its last row's start (Run
+// allocates them).
+func equalRows(out []uint64, a, comp []uint32, stride int, rows []entry) {
+	if !useAVX512 || len(rows) == 0 || len(a) == 0 || len(a) > 64 {
 		equalRowsGeneric(out, a, comp, stride, rows)
 		return
 	}
 	_ = out[len(rows)-1]
 	n := len(a)
-	var lo, hi uint64 = 1<<min(n, 32) - 1, 0
-	if n > 32 {
-		hi = 1<<(n-32) - 1
+	lanes := ^uint64(0)
+	if n < 64 {
+		lanes = 1<<n - 1
 	}
-	var first [64]uint16
+	var first [64]uint32
 	copy(first[:], a)
-	equalRowsAVX512(&first[0], &comp[0], &rows[0].id, len(rows), 2*stride, lo, hi, &out[0])
+	_ = comp[int(rows[0].id)*stride] // comp is not empty
+	equalRowsAVX512(&first[0], &comp[0], &rows[0].id, len(rows), 4*stride, lanes, n > 32, &out[0])
 }
 
 // equalRowsAVX512 stores to out[k], for k < n, the equality bits of the
-// 16-bit values of a (64 of them) and of the row at comp + id*rowBytes
-// bytes, id the uint32 at ids + 16*k bytes (entry.id): bits 0-31 from
-// the first 32 values under the lane mask lo, bits 32-63 from the next 32
-// under hi.
+// 32-bit values of a (64 of them) and of the row at comp + id*rowBytes
+// bytes, id the uint32 at ids + 16*k bytes (entry.id): bit v from value v
+// where bit v of lanes is set. Only the first 32 values are read when
+// wide is false.
 //
 //go:noescape
-func equalRowsAVX512(a, comp *uint16, ids *uint32, n, rowBytes int, lo, hi uint64, out *uint64)
+func equalRowsAVX512(a, comp *uint32, ids *uint32, n, rowBytes int, lanes uint64, wide bool, out *uint64)

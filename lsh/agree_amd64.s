@@ -135,43 +135,76 @@ epdone:
 	MOVQ R9, hi+32(FP)
 	RET
 
-// func equalRowsAVX512(a, comp *uint16, ids *uint32, n, rowBytes int, lo, hi uint64, out *uint64)
+// func equalRowsAVX512(a, comp *uint32, ids *uint32, n, rowBytes int, lanes uint64, wide bool, out *uint64)
 //
-// For each of n rows: VPCMPEQW of the row's first two vectors of 32
-// values against a's under the lane masks lo and hi (masked lanes are
-// neither compared nor, for the memory operand, read), the two 32-bit
-// masks joined into one word of out. Rows are found from the ids, 16
-// bytes apart (the entry records).
+// For each of the n entries at ids (16 bytes apart), compares the 32-bit
+// values of a with those of the row at comp + id*rowBytes, 16 at a time
+// under the 16-bit lane masks K1-K4 (the words of lanes), and stores the
+// equality bits, value v at bit v, to out. The last two vectors are read
+// only when wide is set.
 TEXT ·equalRowsAVX512(SB), NOSPLIT, $0-64
 	MOVQ a+0(FP), SI
 	MOVQ comp+8(FP), DI
 	MOVQ ids+16(FP), R8
 	MOVQ n+24(FP), CX
 	MOVQ rowBytes+32(FP), R10
-	MOVQ lo+40(FP), AX
-	KMOVD AX, K1
-	MOVQ hi+48(FP), AX
-	KMOVD AX, K2
+	MOVQ lanes+40(FP), AX
+	KMOVW AX, K1
+	SHRQ $16, AX
+	KMOVW AX, K2
+	SHRQ $16, AX
+	KMOVW AX, K3
+	SHRQ $16, AX
+	KMOVW AX, K4
+	MOVBQZX wide+48(FP), R12
 	MOVQ out+56(FP), R11
-	VMOVDQU16 (SI), Z0
-	VMOVDQU16 64(SI), Z1
+	VMOVDQU32 (SI), Z0
+	VMOVDQU32 64(SI), Z1
+	VMOVDQU32 128(SI), Z2
+	VMOVDQU32 192(SI), Z3
 	TESTQ CX, CX
 	JLE  erdone
+	TESTQ R12, R12
+	JNZ  erwide
 
 erloop:
 	MOVL  (R8), AX
 	IMULQ R10, AX
-	VPCMPEQW (DI)(AX*1), Z0, K1, K3
-	VPCMPEQW 64(DI)(AX*1), Z1, K2, K4
-	KMOVD K3, BX
-	KMOVD K4, DX
-	SHLQ  $32, DX
+	VPCMPEQD (DI)(AX*1), Z0, K1, K5
+	VPCMPEQD 64(DI)(AX*1), Z1, K2, K6
+	KMOVW K5, BX
+	KMOVW K6, DX
+	SHLQ  $16, DX
 	ORQ   DX, BX
 	MOVQ  BX, (R11)
 	ADDQ  $16, R8
 	ADDQ  $8, R11
 	DECQ  CX
 	JNZ   erloop
+	JMP   erdone
+
+erwide:
+	MOVL  (R8), AX
+	IMULQ R10, AX
+	VPCMPEQD (DI)(AX*1), Z0, K1, K5
+	VPCMPEQD 64(DI)(AX*1), Z1, K2, K6
+	VPCMPEQD 128(DI)(AX*1), Z2, K3, K7
+	KMOVW K5, BX
+	KMOVW K6, DX
+	SHLQ  $16, DX
+	ORQ   DX, BX
+	KMOVW K7, DX
+	SHLQ  $32, DX
+	ORQ   DX, BX
+	VPCMPEQD 192(DI)(AX*1), Z3, K4, K5
+	KMOVW K5, DX
+	SHLQ  $48, DX
+	ORQ   DX, BX
+	MOVQ  BX, (R11)
+	ADDQ  $16, R8
+	ADDQ  $8, R11
+	DECQ  CX
+	JNZ   erwide
 
 erdone:
 	VZEROUPPER

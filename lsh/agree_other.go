@@ -17,6 +17,6 @@ func equalBits(eq []uint64, a, b []uint32) int { return equalBitsGeneric(eq, a, 
 func equalPrefix(eq *[2]uint64, a, b []uint32, n int) bool { return false }
 
 // equalRows is equalRowsGeneric: no vector kernel in this build.
-func equalRows(out []uint64, a, comp []uint16, stride int, rows []entry) {
+func equalRows(out []uint64, a, comp []uint32, stride int, rows []entry) {
 	equalRowsGeneric(out, a, comp, stride, rows)
 }

@@ -336,7 +336,7 @@ func testAgreesBefore(t *testing.T) {
 
 // TestEqualRows: each kernel of equalRows sets exactly the bits of the
 // values a plain loop finds equal, for every length of a from 1 to 64
-// (one and two vectors), rows anywhere in comp including the last, and
+// (two and four vectors), rows anywhere in comp including the last, and
 // values past len(a) that differ or agree at random (never counted).
 func TestEqualRows(t *testing.T) {
 	kernels(t, func(t *testing.T) {
@@ -344,9 +344,9 @@ func TestEqualRows(t *testing.T) {
 		set := 0
 		for stride := 1; stride <= 64; stride++ {
 			const n = 40
-			comp := make([]uint16, n*stride+64)
+			comp := make([]uint32, n*stride+64)
 			for k := range comp {
-				comp[k] = uint16(rng.IntN(3))
+				comp[k] = uint32(rng.IntN(3)) << (rng.IntN(2) * 31) // high bits too
 			}
 			for lanes := 1; lanes <= stride; lanes++ {
 				x := rng.IntN(n)

@@ -1,6 +1,7 @@
 package lsh
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -59,12 +60,14 @@ type Stats struct {
 // # What is reported
 //
 // A bucket is a maximal group of documents whose r slots of one band are
-// all equal (compared value by value, so band-key collisions never merge
+// all equal (compared value by value, or, for bands of at most 3 rows, by
+// a key that names the values exactly, so band-key collisions never merge
 // buckets). Every pair of documents sharing a bucket is a candidate. Each
 // candidate pair is reported in its home band only: the first band on which
-// the two agree. Run checks that by comparing the earlier bands' slots of
-// the two signatures directly, so no set of already-reported pairs is kept
-// and memory does not grow with the number of pairs.
+// the two agree. Run checks that by comparing the two documents' bucket
+// numbers in the earlier bands (or, with more than 64 bands, their slots),
+// so no set of already-reported pairs is kept and memory does not grow
+// with the number of pairs.
 //
 // Large buckets: when MaxBucket > 0 and a bucket has m > MaxBucket members,
 // only the chain of its members in ascending id order is considered (m-1
@@ -95,22 +98,23 @@ type Stats struct {
 // # Cost
 //
 // Bands are shared out among min(Workers, Bands) goroutines. For each band a
-// worker computes the 64-bit BandKey of every document, sorts the (key, id)
-// records with an LSD radix sort and scans runs of equal keys. Time is
-// O(n*Bands*Rows) plus the pairs examined in buckets (each costing up to
-// home band * Rows comparisons); memory is 32 bytes per document per worker
-// (two record arrays, allocated once and reused for every band), 2*Bands
-// bytes per document for a 16-bit hash of each band when 2 <= Bands <= 64
-// (a pair's earlier bands are compared on those first, and on their slots
-// only where they are equal), and, when
+// worker computes a 64-bit key of every document (not BandKey: one that
+// costs less and need not be stable), sorts the (key, id) records with an
+// LSD radix sort, numbers the buckets (runs of equal keys, split where
+// their values differ) and scans them. Time is O(n*Bands*Rows) plus the
+// pairs examined in buckets (each costing up to one comparison of home
+// band bucket numbers); memory is 32 bytes per document per worker (two
+// record arrays, allocated once and reused for every band), 4*Bands bytes
+// per document for the bucket numbers when 2 <= Bands <= 64 (with more
+// bands a pair's earlier bands are compared on their slots), and, when
 // there are more than MaxBucket documents, one chained-bucket bitset of
 // (Bands+63)/64 words per document plus 4 bytes per chained-bucket member;
 // nothing per pair. With MinAgree, a chained bucket of m members costs
 // m(m-1)/2 comparisons of (Slots+7)/8 words, and the worker pairing it
 // holds a copy of its members' signatures (4*Slots+8*((Slots+7)/8) bytes
-// a member). A worker sorts its band, marks the members of its chained
-// buckets, and pairs the band's buckets once every earlier band has been
-// marked; the chained buckets wait until every band has, then the workers
+// a member). A worker sorts its band, numbers its buckets, marks the
+// members of its chained buckets, and pairs the band's buckets once every
+// earlier band has been numbered and marked; the chained buckets wait until every band has, then the workers
 // share them out, largest first. Sigs is only read and must not change
 // during Run.
 //
@@ -152,9 +156,12 @@ func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) 
 	if bb, ok := p.newBandBits(c.Slots); ok && len(bb.starts) <= 2 {
 		sh.bb = &bb
 	}
-	if p.Bands >= 2 && p.Bands <= 64 {
-		sh.comp = bandValues(c.Sigs, c.Slots, p, workers)
+	if p.Bands >= 2 && p.Bands <= 64 && n < 1<<31 {
+		sh.comp = bucketNumbers(n, p.Bands, workers)
 	}
+	// Keys of at most three 32-bit slots name the slots exactly with the
+	// third beside them (sortKey), unless tests narrow the keys.
+	exact := p.Rows <= 3 && keyMask == ^uint64(0)
 	if c.MaxBucket > 0 && n > c.MaxBucket {
 		sh.large = make([]uint64, n*sh.words)
 		sh.some = make([]uint64, (n+63)/64)
@@ -168,7 +175,7 @@ func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) 
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			bw := bandWorker{c: c, sh: sh, w: w, fn: fn, n: n, ctx: ctx, stop: &stop}
+			bw := bandWorker{c: c, sh: sh, w: w, fn: fn, n: n, ctx: ctx, stop: &stop, exact: exact}
 			bw.ents = make([]entry, n)
 			bw.tmp = make([]entry, n)
 			for !stop.Load() {
@@ -221,6 +228,11 @@ func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) 
 type entry struct {
 	key uint64
 	id  uint32
+	// third is the band's third slot (0 with fewer rows) until the band is
+	// sorted; then bandWorker.number sets it to the position in the sorted
+	// band of the first record of the document's bucket, so that a bucket
+	// is a run of equal thirds.
+	third uint32
 }
 
 // keyMask is ANDed into the band keys Run groups by. Tests narrow it to
@@ -228,41 +240,23 @@ type entry struct {
 // otherwise.
 var keyMask = ^uint64(0)
 
-// compMask is ANDed into the 16-bit band values of shared.comp. Tests
-// narrow it so that values of bands that disagree are often equal, which
-// the pair test must then settle on the slots; all ones otherwise.
-var compMask = ^uint16(0)
-
-// bandValues returns a 16-bit hash of each band of each of the signatures
-// in sigs (slots values each), p.Bands values a signature, signature i's
-// at [i*p.Bands:], with 64 more values after the last (the AVX-512 pair
-// kernel reads whole vectors of a row). Equal bands give equal values.
-// The signatures are shared out among workers goroutines, each reading
-// its signatures and writing their rows in order, before any band is
-// keyed. (Written instead by each band's worker as it keyed its band,
-// every row was a cache line written anew in every band; the 10M
-// benchmark's LSH stage took 69.2 s that way and 68.5 s this way, within
-// a run's noise, and this way the rows need no wait on the other bands'
-// workers.)
-func bandValues(sigs []uint32, slots int, p Params, workers int) []uint16 {
-	n := len(sigs) / slots
-	nb, r := p.Bands, p.Rows
-	comp := make([]uint16, n*nb+64)
-	cm := compMask
+// bucketNumbers returns shared.comp for n documents and nb bands, each
+// document's row filled with a value of its own that no bucket number
+// takes (1<<31 | document, for n < 1<<31): the number a document keeps in
+// the bands where it shares no bucket. The rows are shared out among
+// workers goroutines, with 64 more values after the last (the AVX-512 pair
+// kernel reads whole vectors of a row).
+func bucketNumbers(n, nb, workers int) []uint32 {
+	comp := make([]uint32, n*nb+64)
 	per := (n + workers - 1) / workers
 	var wg sync.WaitGroup
 	for lo := 0; lo < n; lo += per {
 		hi := min(lo+per, n)
 		wg.Go(func() {
 			for i := lo; i < hi; i++ {
-				sig := sigs[i*slots : i*slots+nb*r]
 				row := comp[i*nb : (i+1)*nb]
 				for b := range row {
-					h := uint64(b) * k0
-					for _, v := range sig[b*r : (b+1)*r] {
-						h = (h ^ uint64(v)) * k3
-					}
-					row[b] = uint16(h>>48) & cm
+					row[b] = 1<<31 | uint32(i)
 				}
 			}
 		})
@@ -289,13 +283,16 @@ type shared struct {
 	// bb finds the report band from equality bits (bandBits.agreesBefore);
 	// nil when the parameters do not fit in two words of bits.
 	bb *bandBits
-	// comp holds a 16-bit hash of every band of every signature, Bands
-	// values a document (bandValues), nil when Bands is over 64 or under
-	// 2. A pair of a bucket agrees on an earlier band only if their values
-	// for that band are equal, which the pair test reads in one or two
-	// cache lines instead of the whole prefix of both signatures
-	// (bandWorker.bucketComp).
-	comp []uint16
+	// comp holds every document's bucket number in every band, Bands
+	// values a document: once band b is sorted, the position in the sorted
+	// band of the first member of each bucket of more than one member
+	// (bandWorker.number), written before ready[b] is closed; a document in
+	// no such bucket keeps its own value (bucketNumbers). Two documents
+	// agree on a band exactly when their numbers for it are equal, which
+	// the pair test reads in two or three cache lines instead of the
+	// slots of both signatures (bandWorker.bucketComp). nil when Bands is
+	// over 64 or under 2, or there are 1<<31 documents or more.
+	comp []uint32
 
 	// The chained buckets of every worker, largest first, shared out once
 	// every worker has added its own (allIn closed); next is the next to
@@ -434,6 +431,7 @@ type bandWorker struct {
 	ctx    context.Context
 	stop   *atomic.Bool // set when ctx is done: every worker stops
 	tick   int          // pairs emitted since the last look at ctx
+	exact  bool         // keys and thirds name a band's slots (see Run)
 }
 
 // waitMarked waits until bands 0..upto-1 are marked, and reports false if
@@ -470,53 +468,127 @@ func (bw *bandWorker) band(band int) {
 			}
 		}
 		s := c.Sigs[i*slots+off : i*slots+off+r]
-		ents[i] = entry{key: sortKey(s) & mask, id: uint32(i)}
+		e := entry{key: sortKey(s) & mask, id: uint32(i)}
+		if r == 3 {
+			e.third = s[2]
+		}
+		ents[i] = e
 	}
 	// The sort is stable and the records were filled in id order, so runs of
 	// equal keys come out in ascending id order.
 	sorted := radixSort(ents, bw.tmp)
+	bw.number(sorted, band)
 	if bw.sh.large != nil {
 		bw.mark(sorted, band)
 	}
 	close(bw.sh.ready[band])
-	if bw.sh.large != nil && !bw.waitMarked(band) {
+	if (bw.sh.large != nil || bw.sh.comp != nil) && !bw.waitMarked(band) {
 		return
 	}
+	if len(sorted) > 0 {
+		bw.stats.MaxBucketSeen = max(bw.stats.MaxBucketSeen, 1)
+	}
 	for lo := 0; lo < len(sorted) && !bw.stop.Load(); {
+		hi := lo + 1
+		for hi < len(sorted) && sorted[hi].third == sorted[lo].third {
+			hi++
+		}
+		if hi-lo > 1 {
+			bw.bucket(sorted[lo:hi], band)
+		}
+		lo = hi
+	}
+}
+
+// number splits the runs of equal keys of a sorted band into its buckets
+// (documents whose slots of the band are equal), each in ascending id
+// order, sets every record's third to the position of its bucket's first
+// record, and writes that number to the band's value in comp of the
+// members of buckets of more than one member. Only a key collision (or a
+// narrowed keyMask) makes a run more than one bucket: with exact keys the
+// thirds tell the buckets apart, otherwise the slots, read from the
+// signatures.
+func (bw *bandWorker) number(sorted []entry, band int) {
+	c := bw.c
+	r, slots := c.Params.Rows, c.Slots
+	off := band * r
+	slotsOf := func(id uint32) []uint32 {
+		i := int(id) * slots
+		return c.Sigs[i+off : i+off+r]
+	}
+	comp, nb := bw.sh.comp, c.Params.Bands
+	for lo := 0; lo < len(sorted); {
 		hi := lo + 1
 		for hi < len(sorted) && sorted[hi].key == sorted[lo].key {
 			hi++
 		}
-		if hi-lo > 1 {
-			bw.run(sorted[lo:hi], band)
+		if hi-lo == 1 {
+			sorted[lo].third = uint32(lo)
+			lo = hi
+			continue
+		}
+		run := sorted[lo:hi]
+		same := true
+		for _, e := range run[1:] {
+			if bw.exact && e.third != run[0].third || !bw.exact && !slices.Equal(slotsOf(e.id), slotsOf(run[0].id)) {
+				same = false
+				break
+			}
+		}
+		if same {
+			for k := range run {
+				run[k].third = uint32(lo)
+			}
 		} else {
-			bw.stats.MaxBucketSeen = max(bw.stats.MaxBucketSeen, 1)
+			// Sort by slots (or thirds), then id, and number each
+			// bucket from its first record.
+			slices.SortFunc(run, func(a, b entry) int {
+				if bw.exact {
+					if a.third != b.third {
+						return cmp.Compare(a.third, b.third)
+					}
+				} else if d := slices.Compare(slotsOf(a.id), slotsOf(b.id)); d != 0 {
+					return d
+				}
+				return cmp.Compare(a.id, b.id)
+			})
+			start, prev := 0, run[0].third
+			for k := range run {
+				if k > 0 && (bw.exact && run[k].third != prev || !bw.exact && !slices.Equal(slotsOf(run[k].id), slotsOf(run[k-1].id))) {
+					start = k
+				}
+				prev = run[k].third
+				run[k].third = uint32(lo + start)
+			}
+		}
+		if comp != nil {
+			for k, e := range run {
+				// A bucket of one member inside a split run keeps the
+				// document's own value.
+				if k > 0 && run[k-1].third == e.third || k+1 < len(run) && run[k+1].third == e.third {
+					comp[int(e.id)*nb+band] = e.third
+				}
+			}
 		}
 		lo = hi
 	}
 }
 
 // mark sets band's bit in the chained-bucket bitsets of the members of its
-// chained buckets. Runs of equal keys longer than MaxBucket are split into
-// true buckets first (which leaves each true bucket contiguous and in id
-// order, as run expects).
+// chained buckets (runs of equal thirds once number has run).
 func (bw *bandWorker) mark(sorted []entry, band int) {
 	maxBucket := bw.c.MaxBucket
 	word, bit := band/64, uint64(1)<<(band%64)
 	for lo := 0; lo < len(sorted); {
 		hi := lo + 1
-		for hi < len(sorted) && sorted[hi].key == sorted[lo].key {
+		for hi < len(sorted) && sorted[hi].third == sorted[lo].third {
 			hi++
 		}
 		if Chained(hi-lo, maxBucket) {
-			bw.buckets(sorted[lo:hi], band, func(b []entry) {
-				if Chained(len(b), maxBucket) {
-					for _, e := range b {
-						atomic.OrUint64(&bw.sh.large[int(e.id)*bw.sh.words+word], bit)
-						atomic.OrUint64(&bw.sh.some[e.id/64], 1<<(e.id%64))
-					}
-				}
-			})
+			for _, e := range sorted[lo:hi] {
+				atomic.OrUint64(&bw.sh.large[int(e.id)*bw.sh.words+word], bit)
+				atomic.OrUint64(&bw.sh.some[e.id/64], 1<<(e.id%64))
+			}
 		}
 		lo = hi
 	}
@@ -611,54 +683,6 @@ func packLow(dst []uint64, sig []uint32) {
 	}
 }
 
-// run handles a run of equal band keys, which is one bucket unless keys collided.
-func (bw *bandWorker) run(run []entry, band int) {
-	bw.buckets(run, band, func(b []entry) { bw.bucket(b, band) })
-}
-
-// buckets calls fn with each true bucket of size > 1 of a run of equal band
-// keys, its members in ascending id order. A run with a key collision is
-// sorted in place by slot values, then id.
-func (bw *bandWorker) buckets(run []entry, band int, fn func([]entry)) {
-	c := bw.c
-	r, slots := c.Params.Rows, c.Slots
-	off := band * r
-	slotsOf := func(id uint32) []uint32 {
-		i := int(id) * slots
-		return c.Sigs[i+off : i+off+r]
-	}
-	first := slotsOf(run[0].id)
-	same := true
-	for _, e := range run[1:] {
-		if !slices.Equal(slotsOf(e.id), first) {
-			same = false
-			break
-		}
-	}
-	if same { // fast path: no collision
-		fn(run)
-		return
-	}
-	// Slow path: a 64-bit key collision (or a narrowed keyMask in tests).
-	// Split the run into true buckets, keeping each in ascending id order.
-	slices.SortFunc(run, func(a, b entry) int {
-		if d := slices.Compare(slotsOf(a.id), slotsOf(b.id)); d != 0 {
-			return d
-		}
-		return int(a.id) - int(b.id)
-	})
-	for lo := 0; lo < len(run); {
-		hi := lo + 1
-		for hi < len(run) && slices.Equal(slotsOf(run[hi].id), slotsOf(run[lo].id)) {
-			hi++
-		}
-		if hi-lo > 1 {
-			fn(run[lo:hi])
-		}
-		lo = hi
-	}
-}
-
 // bucket reports the pairs of one true bucket whose members are in
 // ascending id order, by BucketPairs' rule, a member's at a time
 // (reportRow): those of i < j unless an earlier band whose bucket is not
@@ -695,21 +719,22 @@ func (bw *bandWorker) bucket(b []entry, band int) {
 	}
 }
 
-// bucketComp is bucket's loop for band > 0 with the band values of
-// shared.comp: for each member, the equality bits of its values for the
-// earlier bands against every later member's (equalRows), and only for
-// the bands whose values are equal and whose bucket is not chained, the
-// slots compared (agreesOn). It reports the pairs bucket's loop does.
+// bucketComp is bucket's loop for band > 0 with the bucket numbers of
+// shared.comp: for each member, the equality bits of its numbers for the
+// earlier bands against every later member's (equalRows); a pair with an
+// equal number for a band whose bucket is not chained agrees on that band
+// and was reported there. It reports the pairs bucket's loop does.
 func (bw *bandWorker) bucketComp(b []entry, band int) {
 	sh := bw.sh
 	nb := bw.c.Params.Bands
 	before := uint64(1)<<band - 1 // band <= 63
 	var buf [1]uint64
 	// The members' rows are read by every pair: start loading them all
-	// (two lines each when a row crosses one) before the first row waits.
+	// (up to three lines each) before the first row waits.
 	for _, e := range b[:min(len(b), 64)] {
 		row := sh.comp[int(e.id)*nb:][:band]
 		prefetch.Line(&row[0])
+		prefetch.Line(&row[band/2])
 		prefetch.Line(&row[band-1])
 	}
 	for x := 0; x+1 < len(b) && !bw.stop.Load(); x++ {
@@ -725,29 +750,12 @@ func (bw *bandWorker) bucketComp(b []entry, band int) {
 		}
 		bw.js = bw.js[:0]
 		for k, mk := range bw.masks {
-			if mk&allowed != 0 && bw.agreesOn(i, rest[k].id, mk&allowed) {
-				continue
+			if mk&allowed == 0 {
+				bw.js = append(bw.js, rest[k].id)
 			}
-			bw.js = append(bw.js, rest[k].id)
 		}
 		bw.reportRow(i, bw.js)
 	}
-}
-
-// agreesOn reports whether signatures i and j agree on any band whose bit
-// is set in bands.
-func (bw *bandWorker) agreesOn(i, j uint32, bands uint64) bool {
-	c := bw.c
-	slots, r := c.Slots, c.Params.Rows
-	a, b := c.Sigs[int(i)*slots:int(i+1)*slots], c.Sigs[int(j)*slots:int(j+1)*slots]
-	for bands != 0 {
-		e := bits.TrailingZeros64(bands)
-		bands &= bands - 1
-		if slices.Equal(a[e*r:(e+1)*r], b[e*r:(e+1)*r]) {
-			return true
-		}
-	}
-	return false
 }
 
 // earlier reports whether i and j agree on a band before band whose

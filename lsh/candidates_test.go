@@ -350,13 +350,67 @@ func TestRunKeyCollisions(t *testing.T) {
 	testAgainstReference(t)
 }
 
-// Narrowing the 16-bit band values the pair test compares first to
-// one bit makes most bands look equal there, which the test must then
-// settle on the slots; with each kernel of equalRows.
-func TestRunCompCollisions(t *testing.T) {
-	defer func(m uint16) { compMask = m }(compMask)
-	compMask = 1
+// The reference search with each kernel of equalRows, which compares the
+// bucket numbers of a bucket's pairs.
+func TestRunKernels(t *testing.T) {
 	kernels(t, testAgainstReference)
+}
+
+// collideKey returns three slot values with sortKey equal to that of v
+// (three values) and third as their third: Run's exact keys then tell the
+// two apart only by the third. The pair of values is found by undoing the
+// multiplication by the odd sortMul[0].
+func collideKey(v []uint32, third uint32) []uint32 {
+	m := sortMul[0]
+	inv := m // Newton's iteration: each step doubles the correct low bits
+	for range 6 {
+		inv *= 2 - m*inv
+	}
+	x := inv * (sortKey(v) ^ (uint64(third)|1<<32)*sortOdd)
+	return []uint32{uint32(x), uint32(x >> 32), third}
+}
+
+// TestRunExactKeyCollisions: buckets whose 64-bit keys collide, with
+// members of each interleaved in id order and of one member too, are
+// split by their thirds into the reference's buckets, with and without
+// chained buckets, on 1, 2 and 7 workers.
+func TestRunExactKeyCollisions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const slots, bands, n = 12, 4, 300
+	for round := range 20 {
+		sigs := randomSigs(rng, n, slots, 3)
+		// In each band, a few groups of documents get values whose keys
+		// collide with one chosen triple's, each group its own third.
+		collided := 0
+		for band := range bands {
+			base := []uint32{rng.Uint32(), rng.Uint32(), rng.Uint32()}
+			for g := range 1 + rng.IntN(4) {
+				vals := base
+				if g > 0 {
+					vals = collideKey(base, base[2]+uint32(g))
+					if sortKey(vals) != sortKey(base) {
+						t.Fatalf("collideKey: %v and %v keyed %#x and %#x", base, vals, sortKey(vals), sortKey(base))
+					}
+				}
+				for range 1 + rng.IntN(6) {
+					i := rng.IntN(n)
+					copy(sigs[i*slots+band*3:], vals)
+					collided++
+				}
+			}
+		}
+		for _, workers := range []int{1, 2, 7} {
+			for _, mb := range []int{0, 3} {
+				c := &Candidates{Params: Params{bands, 3}, Slots: slots, Sigs: sigs, Workers: workers, MaxBucket: mb, MinAgree: slots / 2}
+				got, _ := runCollect(t, c)
+				name := fmt.Sprintf("round %d workers=%d max=%d (%d collided values)", round, workers, mb, collided)
+				diff(t, name+" vs reference", got, refPairs(c))
+				if mb == 0 {
+					diff(t, name+" vs brute force", got, bruteAgree(c))
+				}
+			}
+		}
+	}
 }
 
 func TestRunLargeBucket(t *testing.T) {
@@ -410,7 +464,7 @@ func TestRadixSort(t *testing.T) {
 		for _, mask := range []uint64{^uint64(0), 0xff, 0xff00ff0000000000, 0xfff0000ff0000000, 0} {
 			a := make([]entry, n)
 			for i := range a {
-				a[i] = entry{rng.Uint64() & mask, uint32(i)}
+				a[i] = entry{rng.Uint64() & mask, uint32(i), rng.Uint32()}
 			}
 			want := slices.Clone(a)
 			slices.SortStableFunc(want, func(x, y entry) int {

@@ -162,7 +162,7 @@ func BenchmarkSort(b *testing.B) {
 		rng := rand.New(rand.NewPCG(5, 6))
 		src := make([]entry, n)
 		for i := range src {
-			src[i] = entry{rng.Uint64(), uint32(i)}
+			src[i] = entry{key: rng.Uint64(), id: uint32(i)}
 		}
 		a, tmp := make([]entry, n), make([]entry, n)
 		b.Run(fmt.Sprintf("radix/n=%d", n), func(b *testing.B) {
