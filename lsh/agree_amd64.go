@@ -93,8 +93,8 @@ func equalPrefix(eq *[2]uint64, a, b []uint32, n int) bool {
 func equalPrefixAVX512(a, b *uint32, groups int) (lo, hi uint64)
 
 // equalRows is equalRowsGeneric, with the AVX-512 kernel when it is on.
-// The kernel reads whole 64-byte vectors of a row (two, or four when a
-// has over 32 values) under a lane mask (the values past len(a) are not
+// The kernel reads whole 64-byte vectors of a row (as many as a's values
+// need) under a lane mask (the values past len(a) are not
 // compared), so comp must hold 64 values past its last row's start (Run
 // allocates them).
 func equalRows(out []uint64, a, comp []uint32, stride int, rows []entry) {
@@ -111,14 +111,14 @@ func equalRows(out []uint64, a, comp []uint32, stride int, rows []entry) {
 	var first [64]uint32
 	copy(first[:], a)
 	_ = comp[int(rows[0].id)*stride] // comp is not empty
-	equalRowsAVX512(&first[0], &comp[0], &rows[0].id, len(rows), 4*stride, lanes, n > 32, &out[0])
+	equalRowsAVX512(&first[0], &comp[0], &rows[0].id, len(rows), 4*stride, lanes, (n+15)/16, &out[0])
 }
 
 // equalRowsAVX512 stores to out[k], for k < n, the equality bits of the
 // 32-bit values of a (64 of them) and of the row at comp + id*rowBytes
 // bytes, id the uint32 at ids + 16*k bytes (entry.id): bit v from value v
-// where bit v of lanes is set. Only the first 32 values are read when
-// wide is false.
+// where bit v of lanes is set. It reads the first vecs (1-4) vectors of
+// 16 values of each row.
 //
 //go:noescape
-func equalRowsAVX512(a, comp *uint32, ids *uint32, n, rowBytes int, lanes uint64, wide bool, out *uint64)
+func equalRowsAVX512(a, comp *uint32, ids *uint32, n, rowBytes int, lanes uint64, vecs int, out *uint64)

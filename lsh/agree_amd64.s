@@ -135,13 +135,14 @@ epdone:
 	MOVQ R9, hi+32(FP)
 	RET
 
-// func equalRowsAVX512(a, comp *uint32, ids *uint32, n, rowBytes int, lanes uint64, wide bool, out *uint64)
+// func equalRowsAVX512(a, comp *uint32, ids *uint32, n, rowBytes int, lanes uint64, vecs int, out *uint64)
 //
 // For each of the n entries at ids (16 bytes apart), compares the 32-bit
 // values of a with those of the row at comp + id*rowBytes, 16 at a time
 // under the 16-bit lane masks K1-K4 (the words of lanes), and stores the
-// equality bits, value v at bit v, to out. The last two vectors are read
-// only when wide is set.
+// equality bits, value v at bit v, to out. Only the first vecs (1-4)
+// vectors of a row are read: a row's lines past its compared values are
+// not loaded.
 TEXT ·equalRowsAVX512(SB), NOSPLIT, $0-64
 	MOVQ a+0(FP), SI
 	MOVQ comp+8(FP), DI
@@ -156,7 +157,7 @@ TEXT ·equalRowsAVX512(SB), NOSPLIT, $0-64
 	KMOVW AX, K3
 	SHRQ $16, AX
 	KMOVW AX, K4
-	MOVBQZX wide+48(FP), R12
+	MOVQ vecs+48(FP), R12
 	MOVQ out+56(FP), R11
 	VMOVDQU32 (SI), Z0
 	VMOVDQU32 64(SI), Z1
@@ -164,47 +165,37 @@ TEXT ·equalRowsAVX512(SB), NOSPLIT, $0-64
 	VMOVDQU32 192(SI), Z3
 	TESTQ CX, CX
 	JLE  erdone
-	TESTQ R12, R12
-	JNZ  erwide
 
 erloop:
 	MOVL  (R8), AX
 	IMULQ R10, AX
 	VPCMPEQD (DI)(AX*1), Z0, K1, K5
-	VPCMPEQD 64(DI)(AX*1), Z1, K2, K6
 	KMOVW K5, BX
-	KMOVW K6, DX
+	CMPQ  R12, $2
+	JB    erstore
+	VPCMPEQD 64(DI)(AX*1), Z1, K2, K5
+	KMOVW K5, DX
 	SHLQ  $16, DX
 	ORQ   DX, BX
+	CMPQ  R12, $3
+	JB    erstore
+	VPCMPEQD 128(DI)(AX*1), Z2, K3, K5
+	KMOVW K5, DX
+	SHLQ  $32, DX
+	ORQ   DX, BX
+	CMPQ  R12, $4
+	JB    erstore
+	VPCMPEQD 192(DI)(AX*1), Z3, K4, K5
+	KMOVW K5, DX
+	SHLQ  $48, DX
+	ORQ   DX, BX
+
+erstore:
 	MOVQ  BX, (R11)
 	ADDQ  $16, R8
 	ADDQ  $8, R11
 	DECQ  CX
 	JNZ   erloop
-	JMP   erdone
-
-erwide:
-	MOVL  (R8), AX
-	IMULQ R10, AX
-	VPCMPEQD (DI)(AX*1), Z0, K1, K5
-	VPCMPEQD 64(DI)(AX*1), Z1, K2, K6
-	VPCMPEQD 128(DI)(AX*1), Z2, K3, K7
-	KMOVW K5, BX
-	KMOVW K6, DX
-	SHLQ  $16, DX
-	ORQ   DX, BX
-	KMOVW K7, DX
-	SHLQ  $32, DX
-	ORQ   DX, BX
-	VPCMPEQD 192(DI)(AX*1), Z3, K4, K5
-	KMOVW K5, DX
-	SHLQ  $48, DX
-	ORQ   DX, BX
-	MOVQ  BX, (R11)
-	ADDQ  $16, R8
-	ADDQ  $8, R11
-	DECQ  CX
-	JNZ   erwide
 
 erdone:
 	VZEROUPPER
