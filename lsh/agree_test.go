@@ -362,6 +362,12 @@ func TestEqualRows(t *testing.T) {
 					out[k] = rng.Uint64() // stale bits must go
 				}
 				equalRows(out, a, comp, stride, rows)
+				// a apart from comp, with no room past its values.
+				alone := make([]uint64, len(rows))
+				equalRows(alone, slices.Clip(slices.Clone(a)), comp, stride, rows)
+				if !slices.Equal(alone, out) {
+					t.Fatalf("stride %d lanes %d: a copy of a gave %x, a in comp %x", stride, lanes, alone, out)
+				}
 				for k, e := range rows {
 					var want uint64
 					for v := range lanes {
