@@ -899,6 +899,7 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 		type rowScratch struct {
 			ok    []bool
 			bound []int32
+			pass  []uint32
 		}
 		scratch := make([]rowScratch, o.Workers)
 		cand.Row = func(w int, i uint32, js []uint32) {
@@ -909,10 +910,25 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 			ys := unsafe.Slice((*int32)(unsafe.Pointer(&js[0])), len(js))
 			sc.bound = b.ver.sizesBitmapsRow(sc.ok, int(v.ucount[i]), &v.bits[i], ys, v.ucount, v.bits, sc.bound)
 			x := v.filterView(i)
+			sc.pass = sc.pass[:0]
 			for k, j := range js {
 				if sc.ok[k] {
-					rest(w, &x, i, j)
+					sc.pass = append(sc.pass, j)
 				}
+			}
+			// The signatures of those that passed are read next (eight
+			// lines each, misses in small buckets): load them a few
+			// partners ahead.
+			const ahead = 4
+			sigOf := func(j uint32) []uint32 { return v.sigs[int(j)*o.Slots : int(j+1)*o.Slots] }
+			for _, j := range sc.pass[:min(ahead, len(sc.pass))] {
+				prefetch.Uint32s(sigOf(j))
+			}
+			for k, j := range sc.pass {
+				if k+ahead < len(sc.pass) {
+					prefetch.Uint32s(sigOf(sc.pass[k+ahead]))
+				}
+				rest(w, &x, i, j)
 			}
 		}
 	}
