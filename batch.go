@@ -162,6 +162,14 @@ func (b *Batch) Add(id string, text []byte) error {
 	}
 	c.buf = append(c.buf, text...)
 	c.ends = append(c.ends, int32(len(c.buf)))
+	if len(b.ids) == cap(b.ids) {
+		// Double the lists: append grows a large slice by a quarter, so
+		// on the way to 10M documents it copied them about 45 times into
+		// fresh memory (2.9 s of CPU in a 10M profile).
+		n := max(len(b.ids), 1024)
+		b.ids = slices.Grow(b.ids, n)
+		b.sizes = slices.Grow(b.sizes, n)
+	}
 	b.ids = append(b.ids, id)
 	b.sizes = append(b.sizes, int64(len(text)))
 	return nil
