@@ -358,8 +358,9 @@ func TestMaxBucketLosesNothing(t *testing.T) {
 // random held pairs: every set of a held pair or a chained bucket has one
 // place and no other set has one, the places hold the sets' counts back to
 // back, each held pair is in the block of its earlier place exactly once
-// (packed later<<32 | earlier), and a group of sets all paired with their
-// earliest member sits in consecutive places.
+// (packed later<<32 | earlier), a group of sets all paired with their
+// earliest member sits in consecutive places, and several lists (read on
+// goroutines of their own) give the layout of one list of their pairs.
 func TestLayOut(t *testing.T) {
 	defer func(b uint32) { layoutBlock = b }(layoutBlock)
 	r := rand.New(rand.NewPCG(7, 8))
@@ -396,7 +397,21 @@ func TestLayOut(t *testing.T) {
 				}
 			}
 		}
+		// One list of the same pairs in the same order: the layout of
+		// one goroutine, which the lists' goroutines must reproduce.
+		var one blockList[[2]uint32]
+		for _, h := range held {
+			for _, blk := range h.blocks {
+				for _, p := range blk {
+					one.add(p)
+				}
+			}
+		}
+		ref := layOut([]blockList[[2]uint32]{one}, row, counts)
 		l := layOut(held, row, counts)
+		if !reflect.DeepEqual(l, ref) {
+			t.Fatalf("iter %d: %d lists laid out %+v, one list %+v", iter, len(held), l, ref)
+		}
 		for _, h := range held {
 			if h.n != 0 || h.blocks != nil {
 				t.Fatal("held not emptied")
@@ -454,5 +469,43 @@ func TestLayOut(t *testing.T) {
 		if lay.pos[u] != p+u-10 {
 			t.Fatalf("clique 10..19: set %d at %d, set 10 at %d", u, lay.pos[u], p)
 		}
+	}
+}
+
+// BenchmarkLayOut: the second pass's layout of 16 million held pairs among
+// 4 million sets (pairs within groups of 8 neighbouring sets, the rest at
+// random), in one list (one goroutine) and in two (one each), as the
+// batch's two workers hold them.
+func BenchmarkLayOut(b *testing.B) {
+	const nu, pairs = 4 << 20, 16 << 20
+	r := rand.New(rand.NewPCG(1, 2))
+	all := make([][2]uint32, pairs)
+	for k := range all {
+		i := uint32(r.IntN(nu))
+		j := i&^7 + uint32(r.IntN(8))
+		if k%4 == 0 {
+			j = uint32(r.IntN(nu))
+		}
+		if i == j {
+			j = (j + 1) % nu
+		}
+		all[k] = [2]uint32{min(i, j), max(i, j)}
+	}
+	counts := make([]int32, nu)
+	for u := range counts {
+		counts[u] = 250
+	}
+	for _, lists := range []int{1, 2} {
+		b.Run(fmt.Sprint("lists=", lists), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				held := make([]blockList[[2]uint32], lists)
+				for k, p := range all {
+					held[k%lists].add(p)
+				}
+				b.StartTimer()
+				layOut(held, nil, counts)
+			}
+		})
 	}
 }
