@@ -114,8 +114,8 @@ type Stats struct {
 // holds a copy of its members' signatures (4*Slots+8*((Slots+7)/8) bytes
 // a member). A worker sorts its band, numbers its buckets, marks the
 // members of its chained buckets, and pairs the band's buckets once every
-// earlier band has been numbered and marked; the chained buckets wait until every band has, then the workers
-// share them out, largest first. Sigs is only read and must not change
+// earlier band has been numbered and marked; the chained buckets wait
+// until every band has, then the workers share them out, largest first. Sigs is only read and must not change
 // during Run.
 //
 // The rules are exported so that a search over buckets held elsewhere
@@ -278,7 +278,8 @@ type shared struct {
 	// then. At 10M documents large is 80 MB, some 1.25 MB, and most
 	// documents are in no chained bucket, so most lookups stay in cache.
 	some []uint64
-	// ready[band] is closed once band's chained members are marked in large.
+	// ready[band] is closed once band's buckets are numbered in comp and
+	// its chained members marked in large.
 	ready []chan struct{}
 	// bb finds the report band from equality bits (bandBits.agreesBefore);
 	// nil when the parameters do not fit in two words of bits.
@@ -434,8 +435,8 @@ type bandWorker struct {
 	exact  bool         // keys and thirds name a band's slots (see Run)
 }
 
-// waitMarked waits until bands 0..upto-1 are marked, and reports false if
-// the search was stopped first.
+// waitMarked waits until bands 0..upto-1 are numbered and marked, and
+// reports false if the search was stopped first.
 func (bw *bandWorker) waitMarked(upto int) bool {
 	for _, ch := range bw.sh.ready[:upto] {
 		select {
