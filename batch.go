@@ -1585,7 +1585,7 @@ func layOut(held []blockList[[2]uint32], row []int32, counts []int32) layout {
 	// it is done.
 	nb := (m + int(layoutBlock) - 1) / int(layoutBlock)
 	at := make([][]int, len(held)) // at[i][k]: list i's next place in block k
-	eachList(held, func(i int) {
+	parallel(len(held), len(held), 1, func(i, _ int) {
 		count := make([]int, nb)
 		for _, blk := range held[i].blocks {
 			for _, p := range blk {
@@ -1604,7 +1604,7 @@ func layOut(held []blockList[[2]uint32], row []int32, counts []int32) layout {
 		}
 		l.blocks[k] = make([]uint64, n)
 	}
-	eachList(held, func(i int) {
+	parallel(len(held), len(held), 1, func(i, _ int) {
 		next := at[i]
 		for k, blk := range held[i].blocks {
 			for _, p := range blk {
@@ -1619,20 +1619,6 @@ func layOut(held []blockList[[2]uint32], row []int32, counts []int32) layout {
 		held[i] = blockList[[2]uint32]{}
 	})
 	return l
-}
-
-// eachList calls fn(i) for each i of lists, each on a goroutine of its own
-// (none for a single list), and returns when all are done.
-func eachList[T any](lists []T, fn func(i int)) {
-	if len(lists) == 1 {
-		fn(0)
-		return
-	}
-	var wg sync.WaitGroup
-	for i := range lists {
-		wg.Go(func() { fn(i) })
-	}
-	wg.Wait()
 }
 
 // verifyLaidOut verifies the held pairs of l, a block at a time on every

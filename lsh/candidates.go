@@ -517,6 +517,14 @@ func (bw *bandWorker) number(sorted []entry, band int) {
 		i := int(id) * slots
 		return c.Sigs[i+off : i+off+r]
 	}
+	// sameBucket reports whether two records of a run of equal keys are
+	// in one bucket.
+	sameBucket := func(x, y entry) bool {
+		if bw.exact {
+			return x.third == y.third
+		}
+		return slices.Equal(slotsOf(x.id), slotsOf(y.id))
+	}
 	comp, nb := bw.sh.comp, c.Params.Bands
 	for lo := 0; lo < len(sorted); {
 		hi := lo + 1
@@ -531,7 +539,7 @@ func (bw *bandWorker) number(sorted []entry, band int) {
 		run := sorted[lo:hi]
 		same := true
 		for _, e := range run[1:] {
-			if bw.exact && e.third != run[0].third || !bw.exact && !slices.Equal(slotsOf(e.id), slotsOf(run[0].id)) {
+			if !sameBucket(e, run[0]) {
 				same = false
 				break
 			}
@@ -553,12 +561,12 @@ func (bw *bandWorker) number(sorted []entry, band int) {
 				}
 				return cmp.Compare(a.id, b.id)
 			})
-			start, prev := 0, run[0].third
-			for k := range run {
-				if k > 0 && (bw.exact && run[k].third != prev || !bw.exact && !slices.Equal(slotsOf(run[k].id), slotsOf(run[k-1].id))) {
+			start, prev := 0, run[0] // prev: the record before, as sorted
+			for k, e := range run {
+				if k > 0 && !sameBucket(prev, e) {
 					start = k
 				}
-				prev = run[k].third
+				prev = e
 				run[k].third = uint32(lo + start)
 			}
 		}

@@ -1,6 +1,9 @@
 package shingle
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // Sorting tuned for shingle hashes, which are close to uniformly
 // distributed: a bucket sort on the top bits followed by insertion sort of
@@ -181,7 +184,7 @@ func (s *Shingler) sortDedup(a []uint64) int {
 		tmp[next[d]] = x
 		next[d]++
 	}
-	fixOrder(tmp, len(tmp)*len(tmp))
+	fixOrder(tmp, math.MaxInt) // the work check above bounds it
 	// Branch-free dedup: write every element, advance past the new ones.
 	m := 1
 	a[0] = tmp[0]
