@@ -387,6 +387,11 @@ type Stats struct {
 	Candidates    int64 // candidate pairs among distinct sets (in buckets over MaxBucket, those whose signatures agree enough and that pass the length filter and, under exact unweighted verification, the set bitmaps' bound)
 	LargeBuckets  int64 // LSH buckets over MaxBucket, compared by signature (see Options.MaxBucket)
 	LargestBucket int   // distinct sets in the largest LSH bucket
+	// Buckets tallies LSH's buckets of 2 to MaxBucket distinct sets over
+	// every band by size (lsh.Stats.Buckets): their member pairs, each
+	// candidate counted in every band it shares a bucket in, are the
+	// search's work.
+	Buckets [32]lsh.BucketClass
 	Verified      int   // candidates at or above the threshold
 
 	// Pairs is the number of near-duplicate pairs of documents, every
@@ -972,6 +977,7 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 	st.Candidates = lst.Pairs
 	st.LargeBuckets = lst.LargeBuckets
 	st.LargestBucket = lst.MaxBucketSeen
+	st.Buckets = lst.Buckets
 	switch {
 	case oneHeld:
 		var wg sync.WaitGroup

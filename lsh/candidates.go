@@ -50,6 +50,29 @@ type Stats struct {
 	Pairs         int64 // distinct candidate pairs emitted
 	LargeBuckets  int64 // buckets over MaxBucket
 	MaxBucketSeen int   // largest bucket
+	// Buckets tallies the buckets of 2 to MaxBucket members over every
+	// band by size, Buckets[k] those of 2^k to 2^(k+1)-1 members: the work
+	// of the search, whose member pairs (each distinct pair found in every
+	// band it shares a bucket in) the home-band rule reduces to Pairs.
+	Buckets [32]BucketClass
+}
+
+// BucketClass counts buckets of one size class: how many, their members
+// and the pairs of their members.
+type BucketClass struct {
+	Buckets, Members, Pairs int64
+}
+
+// add adds the counts of c to s.
+func (s *Stats) add(c Stats) {
+	s.Pairs += c.Pairs
+	s.LargeBuckets += c.LargeBuckets
+	s.MaxBucketSeen = max(s.MaxBucketSeen, c.MaxBucketSeen)
+	for k, b := range c.Buckets {
+		s.Buckets[k].Buckets += b.Buckets
+		s.Buckets[k].Members += b.Members
+		s.Buckets[k].Pairs += b.Pairs
+	}
 }
 
 // Run calls fn(worker, i, j) with i < j once for every distinct candidate pair:
@@ -214,9 +237,7 @@ func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) 
 
 	var s Stats
 	for _, ws := range stats {
-		s.Pairs += ws.Pairs
-		s.LargeBuckets += ws.LargeBuckets
-		s.MaxBucketSeen = max(s.MaxBucketSeen, ws.MaxBucketSeen)
+		s.add(ws)
 	}
 	if stop.Load() {
 		return s, ctx.Err()
@@ -712,6 +733,10 @@ func (bw *bandWorker) bucket(b []entry, band int) {
 		bw.cbk = append(bw.cbk, chainBucket{ids: ids, band: band})
 		return
 	}
+	cl := &bw.stats.Buckets[bits.Len(uint(m))-1]
+	cl.Buckets++
+	cl.Members += int64(m)
+	cl.Pairs += int64(m) * int64(m-1) / 2
 	if band > 0 && bw.sh.comp != nil {
 		bw.bucketComp(b, band)
 		return

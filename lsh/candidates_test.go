@@ -84,6 +84,34 @@ func refPairs(c *Candidates) map[pair]bool {
 	return out
 }
 
+// refBuckets is Stats.Buckets written plainly: every band's buckets by
+// their slot values (as a string), those of 2 to MaxBucket members
+// counted in the class of the highest power of two at most their size.
+func refBuckets(c *Candidates) [32]BucketClass {
+	p := c.Params
+	n := len(c.Sigs) / c.Slots
+	var out [32]BucketClass
+	for band := range p.Bands {
+		buckets := map[string]int{}
+		for i := range n {
+			buckets[fmt.Sprint(c.Sigs[i*c.Slots+band*p.Rows:i*c.Slots+(band+1)*p.Rows])]++
+		}
+		for _, m := range buckets {
+			if m < 2 || c.MaxBucket > 0 && m > c.MaxBucket {
+				continue
+			}
+			k := 0
+			for 2<<k <= m {
+				k++
+			}
+			out[k].Buckets++
+			out[k].Members += int64(m)
+			out[k].Pairs += int64(m * (m - 1) / 2)
+		}
+	}
+	return out
+}
+
 // slotsAgree is the number of slots on which a and b agree.
 func slotsAgree(a, b []uint32) int {
 	n := 0
@@ -312,6 +340,9 @@ func testAgainstReference(t *testing.T) {
 					}
 					name := fmt.Sprintf("slots=%d %v n=%d workers=%d max=%d agree=%d", sh.slots, c.Params, n, workers, maxBucket, mb.agree)
 					got, st := runCollect(t, c)
+					if want := refBuckets(c); st.Buckets != want {
+						t.Fatalf("%s: bucket tally %v, want %v", name, st.Buckets, want)
+					}
 					total += st.Pairs
 					large += st.LargeBuckets
 					diff(t, name+" vs reference", got, refPairs(c))

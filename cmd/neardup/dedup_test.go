@@ -110,6 +110,20 @@ func TestDedupJSONL(t *testing.T) {
 	if st.Documents != 4 || st.Empty != 1 || st.Clusters != 1 || st.Duplicates != 1 || st.Params.Bands == 0 {
 		t.Fatalf("stats = %+v", st)
 	}
+	// LSH's buckets: the classes add up, each class's members fit its
+	// sizes, and every candidate is a pair of some bucket's members.
+	var members, memberPairs int64
+	for name, c := range st.BucketSizes {
+		var lo, hi int64
+		if _, err := fmt.Sscanf(name, "%d-%d", &lo, &hi); err != nil || c.Buckets < 1 || c.Members < lo*c.Buckets || c.Members > hi*c.Buckets {
+			t.Errorf("bucket class %q: %+v", name, c)
+		}
+		members += c.Members
+		memberPairs += c.Pairs
+	}
+	if st.Candidates < 1 || members != st.BucketMembers || memberPairs != st.BucketPairs || st.BucketPairs < st.Candidates {
+		t.Errorf("buckets: %d members, %d pairs, classes %v; %d candidates", st.BucketMembers, st.BucketPairs, st.BucketSizes, st.Candidates)
+	}
 	// The outputs written before --stats are timed in it.
 	for _, k := range []string{"write_pairs", "write_clusters", "lsh_verify"} {
 		if s, ok := st.Seconds[k]; !ok || s < 0 {

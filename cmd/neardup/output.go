@@ -590,35 +590,60 @@ func writeCorpus(e *env, path string, src *source, co corpus.Options, res *neard
 
 // statsJSON is the --stats document.
 type statsJSON struct {
-	Inputs         []string           `json:"inputs"`
-	Documents      int                `json:"documents"`
-	Empty          int                `json:"empty_documents"`
-	Skipped        int                `json:"skipped_bad_records"`
-	SkippedBinary  int                `json:"skipped_binary_files"`
-	InvalidUTF8    int                `json:"invalid_utf8_documents"`
-	Shingles       int64              `json:"shingles"`
-	Distinct       int                `json:"distinct_shingle_sets"`
-	Identical      int                `json:"identical_documents"`
-	Candidates     int64              `json:"candidate_pairs"`
-	LargeBuckets   int64              `json:"large_buckets"`
-	LargestBucket  int                `json:"largest_bucket"`
-	Verified       int                `json:"verified_pairs"`
-	Pairs          int                `json:"reported_pairs"` // every pair, as --pairs lists them
-	CompactPairs   int                `json:"compact_pairs"`  // as --pairs-compact lists them
-	DuplicateIDs   int                `json:"duplicate_ids"`  // documents repeating an earlier document's id
-	Clusters       int                `json:"clusters"`
-	Duplicates     int                `json:"duplicates"`
-	LargestCluster int                `json:"largest_cluster"`
-	ClusterSizes   map[string]int     `json:"cluster_sizes"`            // clusters per size class: "2", "3-5", "6-20", "21-100", ">100"
-	BelowClusters  int                `json:"clusters_below_threshold"` // clusters with a member below t with its representative
-	Review         int                `json:"review_clusters"`          // clusters over --max-cluster, not deduplicated
-	ReviewDocs     int                `json:"review_documents"`
-	Params         paramsJSON         `json:"params"`
-	Passes         int                `json:"passes"`           // 2 when the sets were read again for the candidates only (--memory-limit)
-	Reread         int                `json:"reread_documents"` // documents read again in the second pass
-	Held           int64              `json:"held_pairs"`       // candidate pairs held for the second pass
-	Seconds        map[string]float64 `json:"seconds"`
-	Bytes          int64              `json:"text_bytes"`
+	Inputs         []string              `json:"inputs"`
+	Documents      int                   `json:"documents"`
+	Empty          int                   `json:"empty_documents"`
+	Skipped        int                   `json:"skipped_bad_records"`
+	SkippedBinary  int                   `json:"skipped_binary_files"`
+	InvalidUTF8    int                   `json:"invalid_utf8_documents"`
+	Shingles       int64                 `json:"shingles"`
+	Distinct       int                   `json:"distinct_shingle_sets"`
+	Identical      int                   `json:"identical_documents"`
+	Candidates     int64                 `json:"candidate_pairs"`
+	LargeBuckets   int64                 `json:"large_buckets"`
+	LargestBucket  int                   `json:"largest_bucket"`
+	BucketPairs    int64                 `json:"bucket_pairs"`   // pairs of members of the LSH buckets paired, over the bands (each candidate once a band it shares a bucket in)
+	BucketMembers  int64                 `json:"bucket_members"` // members of those buckets, over the bands
+	BucketSizes    map[string]bucketJSON `json:"bucket_sizes"`   // those buckets by size class: "2-3", "4-7", ..., powers of two
+	Verified       int                   `json:"verified_pairs"`
+	Pairs          int                   `json:"reported_pairs"` // every pair, as --pairs lists them
+	CompactPairs   int                   `json:"compact_pairs"`  // as --pairs-compact lists them
+	DuplicateIDs   int                   `json:"duplicate_ids"`  // documents repeating an earlier document's id
+	Clusters       int                   `json:"clusters"`
+	Duplicates     int                   `json:"duplicates"`
+	LargestCluster int                   `json:"largest_cluster"`
+	ClusterSizes   map[string]int        `json:"cluster_sizes"`            // clusters per size class: "2", "3-5", "6-20", "21-100", ">100"
+	BelowClusters  int                   `json:"clusters_below_threshold"` // clusters with a member below t with its representative
+	Review         int                   `json:"review_clusters"`          // clusters over --max-cluster, not deduplicated
+	ReviewDocs     int                   `json:"review_documents"`
+	Params         paramsJSON            `json:"params"`
+	Passes         int                   `json:"passes"`           // 2 when the sets were read again for the candidates only (--memory-limit)
+	Reread         int                   `json:"reread_documents"` // documents read again in the second pass
+	Held           int64                 `json:"held_pairs"`       // candidate pairs held for the second pass
+	Seconds        map[string]float64    `json:"seconds"`
+	Bytes          int64                 `json:"text_bytes"`
+}
+
+// bucketJSON is one size class of LSH buckets in --stats.
+type bucketJSON struct {
+	Buckets int64 `json:"buckets"`
+	Members int64 `json:"members"`
+	Pairs   int64 `json:"pairs"`
+}
+
+// bucketClasses returns the --stats view of Stats.Buckets: the non-empty
+// size classes by name, and the members and pairs of all of them.
+func bucketClasses(s neardup.Stats) (classes map[string]bucketJSON, members, pairs int64) {
+	classes = map[string]bucketJSON{}
+	for k, c := range s.Buckets {
+		if c.Buckets == 0 {
+			continue
+		}
+		classes[fmt.Sprintf("%d-%d", 1<<k, 2<<k-1)] = bucketJSON(c)
+		members += c.Members
+		pairs += c.Pairs
+	}
+	return classes, members, pairs
 }
 
 type paramsJSON struct {
@@ -645,7 +670,9 @@ type paramsJSON struct {
 func makeStats(src *source, b *neardup.Batch, res *neardup.Result) statsJSON {
 	o := b.Options()
 	s := res.Stats
+	buckets, members, pairs := bucketClasses(s)
 	return statsJSON{
+		BucketSizes: buckets, BucketMembers: members, BucketPairs: pairs,
 		Inputs: src.names, Documents: s.Documents, Empty: s.Empty, Skipped: src.skipped, SkippedBinary: src.binary, InvalidUTF8: s.InvalidUTF8,
 		Shingles: s.Shingles, Distinct: s.Distinct, Identical: s.Identical, Candidates: s.Candidates,
 		LargeBuckets: s.LargeBuckets, LargestBucket: s.LargestBucket, Verified: s.Verified, Pairs: s.Pairs, CompactPairs: s.CompactPairs,
