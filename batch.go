@@ -391,8 +391,8 @@ type Stats struct {
 	// every band by size (lsh.Stats.Buckets): their member pairs, each
 	// candidate counted in every band it shares a bucket in, are the
 	// search's work.
-	Buckets [32]lsh.BucketClass
-	Verified      int   // candidates at or above the threshold
+	Buckets  [32]lsh.BucketClass
+	Verified int // candidates at or above the threshold
 
 	// Pairs is the number of near-duplicate pairs of documents, every
 	// pair of identical copies included: what Result.AllPairs yields.
