@@ -564,13 +564,19 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 	st.ReadShingle = time.Since(b.started)
 	t0 := time.Now()
 	res := &Result{}
-	st.DuplicateIDs, res.DuplicateIDs = b.DuplicateIDs(5)
+	// The duplicate-id check reads the ids, collapse the chunks: one
+	// core each (at 10M documents about a second and two).
+	idsDone := make(chan struct{})
+	go func() {
+		defer close(idsDone)
+		st.DuplicateIDs, res.DuplicateIDs = b.DuplicateIDs(5)
+	}()
+	v := b.collapse(&st)
+	<-idsDone
 	if o.StrictIDs && st.DuplicateIDs > 0 {
 		d := res.DuplicateIDs[0]
 		return nil, fmt.Errorf("%w: %d documents repeat an earlier id, e.g. %q (documents %v)", ErrDuplicateID, st.DuplicateIDs, d.ID, d.Docs)
 	}
-
-	v := b.collapse(&st)
 	res.v = v
 	st.Collapse = time.Since(t0) // the duplicate-id check included
 	if err := ctx.Err(); err != nil {
@@ -715,21 +721,26 @@ func (b *Batch) collapse(st *Stats) *views {
 	// distinct non-empty sets by their earliest document.
 	v.rep = make([]uint32, n)
 	v.uniqOf = make([]int32, n)
-	first := make(map[uint64]uint32, n)
+	// Each set is compared with the first document of its fingerprint
+	// (another set behind an equal fingerprint is a distinct set; it is
+	// not recorded).
+	first := newFirstTable(n)
+	const ahead = 16
 	for d := range n {
+		if d+ahead < n {
+			first.prefetch(v.fps[d+ahead])
+		}
 		v.rep[d] = uint32(d)
 		v.uniqOf[d] = -1
 		if v.counts[d] == 0 {
 			st.Empty++
 			continue
 		}
-		if e, ok := first[v.fps[d]]; ok && v.counts[e] == v.counts[d] && v.same(e, uint32(d)) {
+		if e, ok := first.firstOrAdd(v.fps[d], uint32(d)); ok && v.counts[e] == v.counts[d] && v.same(e, uint32(d)) {
 			v.rep[d] = e
 			v.uniqOf[d] = v.uniqOf[e]
 			st.Identical++
 			continue
-		} else if !ok {
-			first[v.fps[d]] = uint32(d)
 		}
 		v.uniqOf[d] = int32(len(v.uniq))
 		v.uniq = append(v.uniq, uint32(d))
