@@ -102,8 +102,11 @@ done:
 
 // Block intersection with AVX-512: the same loop as intersectBlocksAVX2 with
 // blocks of eight. Each step loads eight elements of a (Z0) and compares
-// them with each of b's eight, broadcast from memory (VPCMPEQQ.BCST), so no
-// shuffles are needed; the eight lane masks are or-ed (KORW) and counted.
+// them with each of b's eight, broadcast from memory, so no shuffles are
+// needed: "not equal" (VPCMPQ predicate 4) under the mask of the compares
+// before it, in two chains of four, leaves the lanes that match none of
+// b's eight; 8 minus their count is the step's matches. (Equality masks
+// or-ed with KORW took seven mask operations a step: 2-4% slower.)
 // The advance from the two blocks' last elements is the loop's dependency
 // chain, as in the AVX2 kernel; blocks of eight halve its length.
 
@@ -122,24 +125,19 @@ loop8:
 	JLT  done8
 	LEAQ (DI)(DX*8), R12         // &b[j]
 	VMOVDQU64 (SI)(CX*8), Z0     // va
-	VPCMPEQQ.BCST (R12), Z0, K1
-	VPCMPEQQ.BCST 8(R12), Z0, K2
-	VPCMPEQQ.BCST 16(R12), Z0, K3
-	VPCMPEQQ.BCST 24(R12), Z0, K4
-	KORW K2, K1, K1
-	KORW K4, K3, K3
-	VPCMPEQQ.BCST 32(R12), Z0, K2
-	VPCMPEQQ.BCST 40(R12), Z0, K4
-	KORW K2, K1, K1
-	KORW K4, K3, K3
-	VPCMPEQQ.BCST 48(R12), Z0, K2
-	VPCMPEQQ.BCST 56(R12), Z0, K4
-	KORW K2, K1, K1
-	KORW K4, K3, K3
-	KORW K3, K1, K1
+	VPCMPQ.BCST $4, (R12), Z0, K1
+	VPCMPQ.BCST $4, 8(R12), Z0, K1, K1
+	VPCMPQ.BCST $4, 16(R12), Z0, K1, K1
+	VPCMPQ.BCST $4, 24(R12), Z0, K1, K1
+	VPCMPQ.BCST $4, 32(R12), Z0, K2
+	VPCMPQ.BCST $4, 40(R12), Z0, K2, K2
+	VPCMPQ.BCST $4, 48(R12), Z0, K2, K2
+	VPCMPQ.BCST $4, 56(R12), Z0, K2, K2
+	KANDW K2, K1, K1
 	KMOVW K1, BX
 	POPCNTL BX, BX
-	ADDQ BX, AX
+	SUBQ BX, AX
+	ADDQ $8, AX
 	MOVQ 56(SI)(CX*8), R10       // last of va
 	MOVQ 56(R12), R11            // last of vb
 	ADVANCE(8)
