@@ -1062,44 +1062,67 @@ func sortedPairs(found []blockList[verified], rep []uint32, workers int) ([]Pair
 	const sortParts = 256
 	nd := uint64(max(len(rep), 1))
 	part := func(a uint32) int { return int(uint64(a) * sortParts / nd) }
-	var start [sortParts + 1]int
+	// Each list is counted and placed on a goroutine of its own, the
+	// copies (the last list) on this one: placing is the first touch of
+	// the slice (4.6 GB at 10M documents, 2 s on one core). A range holds
+	// the lists' pairs in the lists' order.
+	lists := len(found) + 1
+	cnt := make([][sortParts]int, lists)
 	nv := 0
+	var wg sync.WaitGroup
 	for i := range found {
-		for _, blk := range found[i].blocks {
-			for _, x := range blk {
-				start[part(x.a)+1]++
-			}
-		}
 		nv += found[i].n
+		wg.Go(func() {
+			c := &cnt[i]
+			for _, blk := range found[i].blocks {
+				for _, x := range blk {
+					c[part(x.a)]++
+				}
+			}
+		})
 	}
 	for d, r := range rep {
 		if r != uint32(d) {
-			start[part(r)+1]++
+			cnt[len(found)][part(r)]++
 		}
 	}
-	for k := 1; k <= sortParts; k++ {
-		start[k] += start[k-1]
+	wg.Wait()
+	// start[k]: range k's first place; next[i][k]: list i's first in it.
+	var start [sortParts + 1]int
+	next := make([][sortParts]int, lists)
+	pos := 0
+	for k := range sortParts {
+		start[k] = pos
+		for i := range lists {
+			next[i][k] = pos
+			pos += cnt[i][k]
+		}
 	}
-	pairs := make([]Pair, start[sortParts])
-	next := start // an array: a copy, start stays the ranges' bounds
+	start[sortParts] = pos
+	pairs := make([]Pair, pos)
 	for i := range found {
-		for k, blk := range found[i].blocks {
-			for _, x := range blk {
-				p := part(x.a)
-				pairs[next[p]] = Pair{A: int(x.a), B: int(x.b), Jaccard: x.jaccard}
-				next[p]++
+		wg.Go(func() {
+			at := &next[i]
+			for k, blk := range found[i].blocks {
+				for _, x := range blk {
+					p := part(x.a)
+					pairs[at[p]] = Pair{A: int(x.a), B: int(x.b), Jaccard: x.jaccard}
+					at[p]++
+				}
+				found[i].blocks[k] = nil
 			}
-			found[i].blocks[k] = nil
-		}
-		found[i] = blockList[verified]{}
+			found[i] = blockList[verified]{}
+		})
 	}
+	at := &next[len(found)]
 	for d, r := range rep {
 		if r != uint32(d) {
 			p := part(r)
-			pairs[next[p]] = Pair{A: int(r), B: d, Jaccard: 1}
-			next[p]++
+			pairs[at[p]] = Pair{A: int(r), B: d, Jaccard: 1}
+			at[p]++
 		}
 	}
+	wg.Wait()
 	// A scratch per goroutine, handed from range to range.
 	scratch := make(chan *pairSorter, workers)
 	for range workers {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/neardup/neardup/internal/editdist"
+	"github.com/neardup/neardup/internal/prefetch"
 )
 
 // group turns res.Pairs into res.Clusters and res.Dup with Clusters, and
@@ -22,7 +23,12 @@ func (b *Batch) group(res *Result, st *Stats) {
 	// them) as pairs of groups; copies join through Same. The pairs are
 	// sorted by A: only B's lookup is a random one.
 	edges := func(yield func(a, b uint32) bool) {
-		for _, p := range res.Pairs {
+		const ahead = 16 // B's entry is a miss (145 million at 10M documents)
+		pairs := res.Pairs
+		for k, p := range pairs {
+			if k+ahead < len(pairs) {
+				prefetch.Line(&v.rep[pairs[k+ahead].B])
+			}
 			if b := uint32(p.B); v.rep[b] == b {
 				if a := v.rep[p.A]; a != b && !yield(a, b) {
 					return
