@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -344,6 +345,64 @@ func waitFor(t *testing.T, cond func() bool) {
 	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("timed out")
+		}
+	}
+}
+
+// A write that fails (the file size limit of `ulimit -f`, so the pairs
+// file cannot grow past 32 KB while the clusters, written at the same
+// time on another goroutine, fit) stops dedup with exit status 1 and the
+// pairs file named, and leaves neither output behind; with room for both,
+// the same run writes both.
+func TestCLIWriteFailure(t *testing.T) {
+	bin := neardupBinary(t)
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh for ulimit")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	// 150 copies of one ad: 11,175 pairs (about 300 KB of lines) in one
+	// cluster of 150 members (about 5 KB).
+	var in strings.Builder
+	for i := range 150 {
+		fmt.Fprintf(&in, "{\"id\":\"ad%03d\",\"text\":%q}\n", i, adA)
+	}
+	corpus := filepath.Join(dir, "in.jsonl")
+	if err := os.WriteFile(corpus, []byte(in.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []string{"64", "unlimited"} { // 512-byte blocks
+		out := t.TempDir()
+		pairs, clusters := filepath.Join(out, "p.tsv"), filepath.Join(out, "c.jsonl")
+		cmd := exec.CommandContext(ctx, sh, "-c", `ulimit -f "$0" && exec "$@"`, limit, bin, "dedup", "--quiet",
+			"--pairs", pairs, "--clusters", clusters, corpus)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if limit == "unlimited" {
+			if err != nil {
+				t.Fatalf("no limit: %v (stderr %q)", err, stderr.String())
+			}
+			st, err := os.Stat(pairs)
+			if err != nil || st.Size() < 64*512 {
+				t.Fatalf("no limit: pairs file %v, %v: the limited run shows nothing", st, err)
+			}
+			if st, err := os.Stat(clusters); err != nil || st.Size() >= 64*512 {
+				t.Fatalf("no limit: clusters file %v, %v: want one under the limit", st, err)
+			}
+			continue
+		}
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Errorf("limit %s: %v, want exit status 1 (stderr %q)", limit, err, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), pairs) {
+			t.Errorf("limit %s: stderr %q does not name %s", limit, stderr.String(), pairs)
+		}
+		if n := dirNames(t, out); len(n) != 0 {
+			t.Errorf("limit %s: files left: %q", limit, n)
 		}
 	}
 }
