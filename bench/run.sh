@@ -15,7 +15,7 @@
 #
 # A second table gives each run's stages in seconds, from dedup --stats
 # (wall time of each stage; read+shingle overlaps the reading; w_pairs and
-# w_clusters: writing the pairs and clusters files).
+# w_clusters: writing the pairs and clusters files, at the same time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")
