@@ -174,7 +174,7 @@ func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) 
 	// sh is what the workers share: the chained-bucket bitsets (nil when
 	// no bucket can be chained) and, per band, a channel closed once its
 	// chained members are marked.
-	sh := &shared{words: (p.Bands + 63) / 64, ready: make([]chan struct{}, p.Bands), allIn: make(chan struct{})}
+	sh := &shared{words: (p.Bands + 63) / 64, ready: make([]chan struct{}, p.Bands), allIn: make(chan struct{}), scans: make([]bandScan, p.Bands)}
 	sh.left.Store(int32(workers))
 	if bb, ok := p.newBandBits(c.Slots); ok && len(bb.starts) <= 2 {
 		sh.bb = &bb
@@ -215,6 +215,15 @@ func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) 
 				if c.BandsDone != nil {
 					c.BandsDone.Add(1)
 				}
+			}
+			// No band left to take: help scan those still being
+			// scanned. (Every band is taken, so no worker sorts another
+			// into the arrays being scanned.)
+			for band := range p.Bands {
+				if stop.Load() || !bw.waitMarked(band+1) {
+					break
+				}
+				bw.scan(sh.scans[band].sorted, band)
 			}
 			// Bands grabbed after a stop are never marked: the waits below
 			// end on ctx instead.
@@ -324,7 +333,25 @@ type shared struct {
 	allIn   chan struct{}
 	left    atomic.Int32
 	next    atomic.Int64
+
+	// scans[band] is band's sorted records, stored before ready[band] is
+	// closed, and the start of the next chunk of them to scan for
+	// buckets: the band's worker and any worker left without a band take
+	// chunks in turn (bandWorker.scan), so the last bands do not keep one
+	// core busy while the other waits.
+	scans []bandScan
 }
+
+// bandScan is a band's share of shared.scans, a line of its own.
+type bandScan struct {
+	sorted []entry
+	next   atomic.Int64
+	_      [128 - 32]byte
+}
+
+// scanChunk is the number of sorted records a worker takes at a time to
+// scan for buckets (a variable: tests make it small, for many chunks).
+var scanChunk = 1 << 14
 
 // addChained adds bw's chained buckets to the shared list; the last worker
 // to add sorts the list and closes allIn.
@@ -503,6 +530,7 @@ func (bw *bandWorker) band(band int) {
 	if bw.sh.large != nil {
 		bw.mark(sorted, band)
 	}
+	bw.sh.scans[band].sorted = sorted
 	close(bw.sh.ready[band])
 	if (bw.sh.large != nil || bw.sh.comp != nil) && !bw.waitMarked(band) {
 		return
@@ -510,15 +538,34 @@ func (bw *bandWorker) band(band int) {
 	if len(sorted) > 0 {
 		bw.stats.MaxBucketSeen = max(bw.stats.MaxBucketSeen, 1)
 	}
-	for lo := 0; lo < len(sorted) && !bw.stop.Load(); {
-		hi := lo + 1
-		for hi < len(sorted) && sorted[hi].third == sorted[lo].third {
-			hi++
+	bw.scan(sorted, band)
+}
+
+// scan takes chunks of band's sorted records (shared.scans) until none is
+// left and pairs the buckets that start in each (a record starts its
+// bucket when its third, the bucket's number, is its own position). The
+// caller has waited for bands 0..band-1 to be marked.
+func (bw *bandWorker) scan(sorted []entry, band int) {
+	sc := &bw.sh.scans[band]
+	for !bw.stop.Load() {
+		lo := int(sc.next.Add(int64(scanChunk))) - scanChunk
+		if lo >= len(sorted) {
+			return
 		}
-		if hi-lo > 1 {
-			bw.bucket(sorted[lo:hi], band)
+		end := min(lo+scanChunk, len(sorted))
+		for lo < end && sorted[lo].third != uint32(lo) {
+			lo++ // the end of a bucket that started in an earlier chunk
 		}
-		lo = hi
+		for lo < end && !bw.stop.Load() {
+			hi := lo + 1
+			for hi < len(sorted) && sorted[hi].third == sorted[lo].third {
+				hi++
+			}
+			if hi-lo > 1 {
+				bw.bucket(sorted[lo:hi], band)
+			}
+			lo = hi
+		}
 	}
 }
 

@@ -313,6 +313,8 @@ func components(n int, pairs map[pair]bool) []int {
 
 func testAgainstReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
+	saved := scanChunk
+	defer func() { scanChunk = saved }()
 	shapes := []struct{ slots, b, r, alphabet int }{
 		{4, 4, 1, 8}, {8, 4, 2, 3}, {12, 3, 3, 2}, {16, 5, 3, 2}, {10, 2, 5, 2}, {9, 1, 9, 2},
 		{70, 70, 1, 5},                  // more than 64 bands: two words of chained-bucket bits
@@ -330,6 +332,10 @@ func testAgainstReference(t *testing.T) {
 			for _, workers := range []int{0, 1, 2, 7} {
 				for _, mb := range []struct{ max, agree int }{{0, 0}, {2, 0}, {5, 0}, {2, sh.slots/2 + 1}, {5, sh.slots}} {
 					maxBucket := mb.max
+					// Bands scanned in chunks of 1 to 3 records, or whole:
+					// chunks that start inside a bucket, and workers that
+					// scan each other's bands.
+					scanChunk = []int{saved, 1, 2, 3}[(n+workers+maxBucket)%4]
 					c := &Candidates{
 						Params:    Params{sh.b, sh.r},
 						Slots:     sh.slots,
@@ -338,7 +344,7 @@ func testAgainstReference(t *testing.T) {
 						MaxBucket: maxBucket,
 						MinAgree:  mb.agree,
 					}
-					name := fmt.Sprintf("slots=%d %v n=%d workers=%d max=%d agree=%d", sh.slots, c.Params, n, workers, maxBucket, mb.agree)
+					name := fmt.Sprintf("slots=%d %v n=%d workers=%d max=%d agree=%d chunk=%d", sh.slots, c.Params, n, workers, maxBucket, mb.agree, scanChunk)
 					got, st := runCollect(t, c)
 					if want := refBuckets(c); st.Buckets != want {
 						t.Fatalf("%s: bucket tally %v, want %v", name, st.Buckets, want)
