@@ -223,7 +223,7 @@ func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) 
 				if stop.Load() || !bw.waitMarked(band+1) {
 					break
 				}
-				bw.scan(sh.scans[band].sorted, band)
+				bw.scan(band)
 			}
 			// Bands grabbed after a stop are never marked: the waits below
 			// end on ctx instead.
@@ -538,15 +538,17 @@ func (bw *bandWorker) band(band int) {
 	if len(sorted) > 0 {
 		bw.stats.MaxBucketSeen = max(bw.stats.MaxBucketSeen, 1)
 	}
-	bw.scan(sorted, band)
+	bw.scan(band)
 }
 
 // scan takes chunks of band's sorted records (shared.scans) until none is
 // left and pairs the buckets that start in each (a record starts its
 // bucket when its third, the bucket's number, is its own position). The
-// caller has waited for bands 0..band-1 to be marked.
-func (bw *bandWorker) scan(sorted []entry, band int) {
+// caller has waited for bands 0..band-1 to be marked, and band's records
+// are stored.
+func (bw *bandWorker) scan(band int) {
 	sc := &bw.sh.scans[band]
+	sorted := sc.sorted
 	for !bw.stop.Load() {
 		lo := int(sc.next.Add(int64(scanChunk))) - scanChunk
 		if lo >= len(sorted) {
