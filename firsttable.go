@@ -10,8 +10,9 @@ import (
 // open-addressing table (linear probing) of fingerprint and document in
 // one 16-byte slot, so that a lookup is one cache miss, which the caller
 // can start ahead with prefetch. collapse asks it about every document in
-// input order (10 million at a time: a Go map took 1.8 s for them; the
-// slots are at most 2/3 full). Not safe for concurrent use.
+// input order (at 10M documents the stage took 1.2-1.6 s with it, 3.8 s
+// with a Go map; the slots are at most 2/3 full). Not safe for concurrent
+// use.
 type firstTable struct {
 	slots []firstSlot
 	shift uint
