@@ -10,6 +10,7 @@ const (
 	kernelScalar = iota
 	kernelAVX2
 	kernelAVX512
+	kernelVP2
 )
 
 // kernels lists the kernels this build and CPU can run, the fastest last.
@@ -19,6 +20,9 @@ var kernels = func() []int {
 		k = append(k, kernelAVX2)
 		if cpu.X86.HasAVX512F {
 			k = append(k, kernelAVX512)
+			if hasVP2Intersect() && cpu.X86.HasBMI2 && cpu.X86.HasAVX512DQ {
+				k = append(k, kernelVP2)
+			}
 		}
 	}
 	return k
@@ -29,7 +33,7 @@ var kernel = kernels[len(kernels)-1]
 
 // kernelName names a kernel in test output.
 func kernelName(k int) string {
-	return [...]string{"scalar", "avx2", "avx512"}[k]
+	return [...]string{"scalar", "avx2", "avx512", "vp2intersect"}[k]
 }
 
 // intersectBlocksAVX2 counts the common elements of a and b block by block
@@ -47,6 +51,72 @@ func intersectBlocksAVX2(a, b []uint64, need int) (count, i, j int)
 //
 //go:noescape
 func intersectBlocksAVX512(a, b []uint64, need int) (count, i, j int)
+
+// intersect2VP2 counts the common elements of a1 and b1 and of a2 and
+// b2 (each sorted and duplicate-free, each empty or of at least eight
+// elements: the last block of a slice is read as its last eight), the
+// two merges run at once, and returns their sum with ok true; or, once
+// the sum cannot reach need, the count so far (below need) with ok false.
+// need <= 0 never stops it. It needs AVX512_VP2INTERSECT, BMI2 and
+// AVX512DQ.
+//
+//go:noescape
+func intersect2VP2(a1, b1, a2, b2 []uint64, need int) (count int, ok bool)
+
+// halvesMin is the least number of elements each side of each half must
+// have for intersectVP2 to run two merges.
+const halvesMin = 16
+
+// intersectVP2 is intersectFastAtLeast with VP2INTERSECT, where need <= 0
+// asks for the whole count. Sets of 32 elements or more are cut in two
+// independent merges: a's elements below its middle one, v, with b's below
+// v, and the rest with the rest (the two halves of a common element are on
+// the same side of v), run at once by intersect2VP2. Each merge's loop is
+// bound by the latency of its advance (a load that waits for the advance
+// before it), not by its compares, so the two take about the time of one.
+// When b's split leaves a half of b shorter than halvesMin (or the sets
+// are small), a and b are one merge; sets of fewer than eight elements go
+// to the scalar merge.
+func intersectVP2(a, b []uint64, need int) (int, bool) {
+	if len(a) < 8 || len(b) < 8 {
+		return intersectMergeAtLeast(a, b, need)
+	}
+	if len(a) >= 2*halvesMin && len(b) >= 2*halvesMin {
+		ha := len(a) / 2
+		if hb := lowerBound(b, a[ha]); hb >= halvesMin && len(b)-hb >= halvesMin {
+			c, ok := intersect2VP2(a[:ha], b[:hb], a[ha:], b[hb:], need)
+			return c, ok && c >= need
+		}
+	}
+	c, ok := intersect2VP2(a, b, nil, nil, need)
+	return c, ok && c >= need
+}
+
+// lowerBound returns the index of the first element of the sorted s that
+// is at least v (len(s) if none), by a binary search whose steps are
+// conditional moves rather than branches.
+func lowerBound(s []uint64, v uint64) int {
+	base, n := 0, len(s)
+	for n > 1 {
+		half := n / 2
+		if s[base+half-1] < v {
+			base += half
+		}
+		n -= half
+	}
+	if n == 1 && s[base] < v {
+		base++
+	}
+	return base
+}
+
+// cpuid7EDX returns EDX of CPUID leaf 7, sub-leaf 0.
+func cpuid7EDX() uint32
+
+// hasVP2Intersect reports whether the CPU has AVX512_VP2INTERSECT (CPUID
+// leaf 7 EDX bit 8), which golang.org/x/sys/cpu does not report. Only
+// asked once AVX-512 is known to be enabled by the OS (cpu.X86.HasAVX512F).
+func hasVP2Intersect() bool { return cpuid7EDX()&(1<<8) != 0 }
 
 // intersectBlocks runs the selected vector kernel(s) from the start of a
 // and b: the AVX-512 kernel, then the AVX2 kernel on what is left while
@@ -69,11 +139,15 @@ func intersectBlocks(a, b []uint64, need int) (count, i, j int) {
 // intersectFast is Intersection's merge: with AVX2, blocks of four are
 // compared all-against-all (about 3x faster than the scalar merge, whose
 // speed is bound by the load-compare-advance dependency of each step), with
-// AVX-512 blocks of eight (half the steps again); the tail goes to the
-// scalar code.
+// AVX-512 blocks of eight (half the steps again), the tail going to the
+// scalar code; with VP2INTERSECT, intersectVP2 to the end.
 func intersectFast(a, b []uint64) int {
 	if kernel == kernelScalar || len(a) < 4 || len(b) < 4 {
 		return intersectMerge(a, b)
+	}
+	if kernel == kernelVP2 {
+		c, _ := intersectVP2(a, b, 0)
+		return c
 	}
 	c, i, j := intersectBlocks(a, b, 0)
 	return c + intersectTail(a[i:], b[j:])
@@ -86,6 +160,9 @@ func intersectFast(a, b []uint64) int {
 func intersectFastAtLeast(a, b []uint64, need int) (int, bool) {
 	if kernel == kernelScalar || len(a) < 4 || len(b) < 4 {
 		return intersectMergeAtLeast(a, b, need)
+	}
+	if kernel == kernelVP2 {
+		return intersectVP2(a, b, need)
 	}
 	c, i, j := intersectBlocks(a, b, need)
 	if c+min(len(a)-i, len(b)-j) < need {

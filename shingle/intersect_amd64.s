@@ -64,6 +64,93 @@
 	MOVQ DX, j+72(FP); \
 	RET
 
+// CANREACH jumps to stop when intersect2VP2's count can no longer reach
+// need (see there; its registers). It uses R10.
+#define CANREACH(stop) \
+	LEAQ (AX)(AX*1), R10; \
+	SUBQ CX, R10; \
+	SUBQ DX, R10; \
+	SUBQ R12, R10; \
+	SUBQ R13, R10; \
+	CMPQ R10, 32(SP); \
+	JLT  stop
+
+// BLOCK(base, pos, lenoff, vec, tmp, kmask, last, next) loads into vec
+// the block at pos of the slice at base (length at lenoff(SP), at least
+// eight, pos < length): its n = min(8, length-pos) elements, as the last
+// eight elements up to pos+n, the lanes of the 8-n before pos replaced by
+// the last of them. kmask gets the n lanes, last the last element and
+// next pos+n. The eight loaded are in the slice: a load under a mask
+// whose empty lanes cross into the next page took about 270 ns more on
+// this project's machine. It uses BX.
+#define BLOCK(base, pos, lenoff, vec, tmp, kmask, last, next) \
+	MOVQ lenoff(SP), next; \
+	LEAQ 8(pos), BX; \
+	CMPQ next, BX; \
+	CMOVQGT BX, next; \
+	MOVQ next, last; \
+	SUBQ pos, last; \
+	MOVQ $0xff00, BX; \
+	SHRXQ last, BX, BX; \
+	KMOVB BX, kmask; \
+	MOVQ -8(base)(next*8), last; \
+	VPBROADCASTQ last, vec; \
+	VMOVDQU64 -64(base)(next*8), tmp; \
+	VPBLENDMQ tmp, vec, kmask, vec
+
+// FINISH(a, b, i, j, la, lb, self, part, next) takes the chain of the
+// slices at a and b (lengths at la(SP) and lb(SP), positions i and j) to
+// its end, then goes to next: while both sides have a full block, a step
+// of intersectBlocksAVX512's loop with VP2INTERSECTQ for its eight
+// compares; else a step with BLOCK's blocks, a's empty
+// lanes masked out of the count. self and part name its two labels. It
+// uses BX, R10, R11, R14, R15, Z0-Z3, K2, K5 and K6.
+#define FINISH(a, b, i, j, la, lb, self, part, next) \
+self: \
+	CMPQ i, la(SP); \
+	JGE  next; \
+	CMPQ j, lb(SP); \
+	JGE  next; \
+	CANREACH(stop2); \
+	LEAQ 8(i), R10; \
+	CMPQ R10, la(SP); \
+	JGT  part; \
+	LEAQ 8(j), R11; \
+	CMPQ R11, lb(SP); \
+	JGT  part; \
+	VMOVDQU64 (a)(i*8), Z0; \
+	VMOVDQU64 (b)(j*8), Z1; \
+	VP2INTERSECT_Z1_Z0_K2; \
+	KMOVB K2, BX; \
+	POPCNTL BX, BX; \
+	ADDQ BX, AX; \
+	MOVQ 56(a)(i*8), R14; \
+	MOVQ 56(b)(j*8), R15; \
+	CMPQ R14, R15; \
+	CMOVQLS R10, i; \
+	CMOVQCC R11, j; \
+	JMP  self; \
+part: \
+	BLOCK(a, i, la, Z0, Z2, K5, R14, R10); \
+	BLOCK(b, j, lb, Z1, Z3, K6, R15, R11); \
+	VP2INTERSECT_Z1_Z0_K2; \
+	KANDB K5, K2, K2; \
+	KMOVB K2, BX; \
+	POPCNTL BX, BX; \
+	ADDQ BX, AX; \
+	CMPQ R14, R15; \
+	CMOVQLS R10, i; \
+	CMOVQCC R11, j; \
+	JMP  self
+
+// VP2INTERSECTQ (AVX512_VP2INTERSECT; EVEX.512.F2.0F38.W1 68 /r), which
+// the Go assembler does not know, encoded by hand (checked against GNU
+// as): VP2INTERSECTQ Z1, Z0, K2 sets in K2 the lanes of Z0 equal to some
+// lane of Z1, and in K3 those of Z1 equal to some lane of Z0; the second
+// is the same with Z3, Z2, K4 (and K5).
+#define VP2INTERSECT_Z1_Z0_K2 BYTE $0x62; BYTE $0xf2; BYTE $0xff; BYTE $0x48; BYTE $0x68; BYTE $0xd1
+#define VP2INTERSECT_Z3_Z2_K4 BYTE $0x62; BYTE $0xf2; BYTE $0xef; BYTE $0x48; BYTE $0x68; BYTE $0xe3
+
 // func intersectBlocksAVX2(a, b []uint64, need int) (count, i, j int)
 TEXT ·intersectBlocksAVX2(SB), NOSPLIT, $0-80
 	ENTRY
@@ -145,3 +232,135 @@ loop8:
 
 done8:
 	RETURN
+
+// Two intersections at once with VP2INTERSECTQ, to the end: chain 1 of a1
+// (SI, position CX) and b1 (DI, DX), chain 2 of a2 (R8, R12) and b2 (R9,
+// R13). The lengths of the four slices are kept on the stack at 0-24(SP).
+//
+// First both chains together, a step of each per iteration, while every
+// side has a full block of eight: each chain is intersectBlocksAVX512's
+// loop, one VP2INTERSECTQ comparing all eight lanes of a's block with all
+// eight of b's and setting the a-lanes that match (their count is the
+// step's matches), and its advance waits for the load of its blocks' last elements, which
+// waits for the advance before it, so one chain is bound by that latency
+// and two independent chains run in about the time of one. A position
+// moves by 0 or 8 a step, so the outer loop counts the steps every
+// position has room for (R14) and the inner loop takes them without
+// testing the ends.
+//
+// Then each chain alone to its end (FINISH), with blocks of up to eight:
+// a block of n < 8 (the last of its slice) is the slice's last eight
+// elements with the 8-n before the block replaced by its last element, so
+// those lanes repeat an element of the block. A repeated element of b's block can only
+// match an element of a that matches it anyway (the count is of a's lanes
+// that match some lane of b), and a's repeated lanes are masked out of the
+// count; the block with the smaller last element advances, as before.
+//
+// Every step first tests whether the count can still reach need: min(x,
+// y) <= (x+y)/2 for each chain, so the count is at most AX + (what is left
+// of the four slices)/2, that is it can reach need only while
+// 2*AX - (CX+DX+R12+R13) >= 2*need - (the four lengths), kept at 32(SP).
+// Stopped there, it returns ok false and the count so far.
+
+// func intersect2VP2(a1, b1, a2, b2 []uint64, need int) (count int, ok bool)
+TEXT ·intersect2VP2(SB), NOSPLIT, $40-113
+	MOVQ a1_base+0(FP), SI
+	MOVQ a1_len+8(FP), R10
+	MOVQ R10, 0(SP)
+	MOVQ R10, R11
+	MOVQ b1_base+24(FP), DI
+	MOVQ b1_len+32(FP), R10
+	MOVQ R10, 8(SP)
+	ADDQ R10, R11
+	MOVQ a2_base+48(FP), R8
+	MOVQ a2_len+56(FP), R10
+	MOVQ R10, 16(SP)
+	ADDQ R10, R11
+	MOVQ b2_base+72(FP), R9
+	MOVQ b2_len+80(FP), R10
+	MOVQ R10, 24(SP)
+	ADDQ R10, R11
+	MOVQ need+96(FP), R10
+	SHLQ $1, R10
+	SUBQ R11, R10
+	MOVQ R10, 32(SP)             // 2*need - the four lengths
+	XORQ AX, AX
+	XORQ CX, CX
+	XORQ DX, DX
+	XORQ R12, R12
+	XORQ R13, R13
+
+outer2:
+	// R14 = min over the four of (length - 8 - position)/8 + 1, the
+	// steps every side has a full block for; none if any is negative.
+	MOVQ 0(SP), R14
+	SUBQ CX, R14
+	MOVQ 8(SP), R10
+	SUBQ DX, R10
+	CMPQ R10, R14
+	CMOVQLT R10, R14
+	MOVQ 16(SP), R10
+	SUBQ R12, R10
+	CMPQ R10, R14
+	CMOVQLT R10, R14
+	MOVQ 24(SP), R10
+	SUBQ R13, R10
+	CMPQ R10, R14
+	CMOVQLT R10, R14
+	SUBQ $8, R14
+	JLT  finish1
+	SHRQ $3, R14
+	INCQ R14
+
+inner2:
+	CANREACH(stop2)
+	VMOVDQU64 (SI)(CX*8), Z0
+	VMOVDQU64 (DI)(DX*8), Z1
+	VP2INTERSECT_Z1_Z0_K2
+	VMOVDQU64 (R8)(R12*8), Z2
+	VMOVDQU64 (R9)(R13*8), Z3
+	VP2INTERSECT_Z3_Z2_K4
+	MOVQ 56(SI)(CX*8), R10       // last of a1's block
+	MOVQ 56(DI)(DX*8), R11       // last of b1's
+	CMPQ R10, R11
+	LEAQ 8(CX), R10
+	LEAQ 8(DX), R11
+	CMOVQLS R10, CX
+	CMOVQCC R11, DX
+	MOVQ 56(R8)(R12*8), R10      // last of a2's block
+	MOVQ 56(R9)(R13*8), R11      // last of b2's
+	CMPQ R10, R11
+	LEAQ 8(R12), R10
+	LEAQ 8(R13), R11
+	CMOVQLS R10, R12
+	CMOVQCC R11, R13
+	KUNPCKBW K2, K4, K1          // chain 2's matches in bits 8-15, chain 1's in 0-7
+	KMOVW K1, BX
+	POPCNTL BX, BX
+	ADDQ BX, AX
+	DECQ R14
+	JNZ  inner2
+	JMP  outer2
+
+	FINISH(SI, DI, CX, DX, 0, 8, finish1, part1, finish2)
+	FINISH(R8, R9, R12, R13, 16, 24, finish2, part2, done2)
+
+done2:
+	VZEROUPPER
+	MOVQ AX, count+104(FP)
+	MOVB $1, ok+112(FP)
+	RET
+
+stop2:
+	VZEROUPPER
+	MOVQ AX, count+104(FP)
+	MOVB $0, ok+112(FP)
+	RET
+
+// func cpuid7EDX() uint32
+TEXT ·cpuid7EDX(SB), NOSPLIT, $0-4
+	MOVL $7, AX
+	XORL CX, CX
+	CPUID
+	MOVL DX, ret+0(FP)
+	RET

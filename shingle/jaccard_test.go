@@ -38,6 +38,16 @@ func checkJaccard(t *testing.T, a, b []uint64) {
 	if got := Jaccard(b, a); got != want {
 		t.Fatalf("Jaccard(b, a) = %v, want %v", got, want)
 	}
+	// The early-stopping path (the count needed for the threshold).
+	for _, th := range []float64{0.25, 0.5, want} {
+		if th <= 0 {
+			continue
+		}
+		got, ok := JaccardAtLeast(a, b, th)
+		if ok != (want >= th) || (ok && got != want) {
+			t.Fatalf("JaccardAtLeast(t=%v) = (%v, %v), Jaccard %v", th, got, ok, want)
+		}
+	}
 }
 
 func TestJaccardBrute(t *testing.T) {

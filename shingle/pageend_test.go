@@ -3,9 +3,11 @@
 package shingle
 
 import (
+	"math/rand/v2"
 	"slices"
 	"syscall"
 	"testing"
+	"unsafe"
 )
 
 // TestASCIIPathPageEnd: the ASCII paths read nothing past the end of the
@@ -41,6 +43,60 @@ func TestASCIIPathPageEnd(t *testing.T) {
 					useMasksAVX512, useWordAsm = k[0], k[1]
 					if got := s.appendWord(nil, text); !slices.Equal(got, general) {
 						t.Fatalf("n=%d N=%d kernels %v: %x, want %x", n, ng, k, got, general)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestIntersectionPageEdges: the intersection kernels read nothing outside
+// the two sets. One set lies at the end of a readable page followed by one
+// that cannot be read, or at the start of one after such a page (a read
+// there faults the test), with every length up to 80 against sets of
+// several lengths sharing some of its elements, and every kernel this
+// CPU has gives bruteIntersection's count.
+func TestIntersectionPageEdges(t *testing.T) {
+	page := syscall.Getpagesize()
+	mem, err := syscall.Mmap(-1, 0, 3*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		t.Skip("mmap:", err)
+	}
+	defer syscall.Munmap(mem)
+	if err := syscall.Mprotect(mem[:page], syscall.PROT_NONE); err != nil {
+		t.Skip("mprotect:", err)
+	}
+	if err := syscall.Mprotect(mem[2*page:], syscall.PROT_NONE); err != nil {
+		t.Skip("mprotect:", err)
+	}
+	words := unsafe.Slice((*uint64)(unsafe.Pointer(&mem[page])), page/8)
+	saved := kernel
+	defer func() { kernel = saved }()
+	rng := rand.New(rand.NewPCG(9, 10))
+	for n := 0; n <= 80; n++ {
+		for _, atEnd := range []bool{true, false} {
+			a := words[:n:n]
+			if atEnd {
+				a = words[len(words)-n:]
+			}
+			for i := range a {
+				a[i] = uint64(3*i + 1)
+			}
+			for _, m := range []int{1, 7, 8, 20, 40, 90} {
+				b := make([]uint64, 0, m)
+				for v := uint64(0); len(b) < m; v++ {
+					if rng.IntN(2) == 0 {
+						b = append(b, v)
+					}
+				}
+				want := bruteIntersection(a, b)
+				for _, k := range kernels {
+					kernel = k
+					if got := Intersection(a, b); got != want {
+						t.Fatalf("%s n=%d (at the end %v) m=%d: %d, want %d", kernelName(k), n, atEnd, m, got, want)
+					}
+					if got, ok := intersectFastAtLeast(b, a, want); !ok || got != want {
+						t.Fatalf("%s n=%d (at the end %v) m=%d, swapped: (%d, %v), want %d", kernelName(k), n, atEnd, m, got, ok, want)
 					}
 				}
 			}

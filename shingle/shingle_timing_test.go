@@ -145,6 +145,48 @@ func BenchmarkJaccardAtLeast(b *testing.B) {
 	}
 }
 
+// uniformPair returns two sets of n uniformly random elements, c of them
+// common, with Jaccard about j: the common elements spread like the
+// others, as in two documents' shingle hashes. (jaccardPair's second set
+// has its common elements among its smallest values, so it is not split
+// evenly by value; kept for the figures measured with it.)
+func uniformPair(r *rand.Rand, n int, j float64) (a, b []uint64) {
+	c := int(j * float64(2*n) / (1 + j))
+	for range c {
+		v := r.Uint64()
+		a = append(a, v)
+		b = append(b, v)
+	}
+	for len(a) < n {
+		a = append(a, r.Uint64())
+	}
+	for len(b) < n {
+		b = append(b, r.Uint64())
+	}
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Compact(a), slices.Compact(b)
+}
+
+// BenchmarkJaccardAtLeastUniform is BenchmarkJaccardAtLeast on
+// uniformPair's sets, whose values split evenly (intersectVP2).
+func BenchmarkJaccardAtLeastUniform(b *testing.B) {
+	saved := kernel
+	defer func() { kernel = saved }()
+	for _, k := range kernels {
+		r := rand.New(rand.NewPCG(1, 2))
+		for _, j := range []float64{0.3, 0.4, 0.45, 0.6} {
+			x, y := uniformPair(r, 250, j)
+			b.Run(fmt.Sprintf("%s/250x250/j=%.2f", kernelName(k), j), func(b *testing.B) {
+				kernel = k
+				for b.Loop() {
+					sinkF, _ = JaccardAtLeast(x, y, 0.5)
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkCorpus shingles the first 2,000 documents of the benchmark
 // corpus (internal/gen with bench/run.sh's seed: ~250 words, 1.6 KB each),
 // in turn, so the texts come from memory rather than L1 as in a run. hash
