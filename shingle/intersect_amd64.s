@@ -357,10 +357,13 @@ stop2:
 	MOVB $0, ok+112(FP)
 	RET
 
-// func cpuid7EDX() uint32
-TEXT ·cpuid7EDX(SB), NOSPLIT, $0-4
-	MOVL $7, AX
-	XORL CX, CX
+// func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	MOVL sub+4(FP), CX
 	CPUID
-	MOVL DX, ret+0(FP)
+	MOVL AX, eax+8(FP)
+	MOVL BX, ebx+12(FP)
+	MOVL CX, ecx+16(FP)
+	MOVL DX, edx+20(FP)
 	RET
