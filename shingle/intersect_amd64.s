@@ -241,20 +241,21 @@ done8:
 // side has a full block of eight: each chain is intersectBlocksAVX512's
 // loop, one VP2INTERSECTQ comparing all eight lanes of a's block with all
 // eight of b's and setting the a-lanes that match (their count is the
-// step's matches), and its advance waits for the load of its blocks' last elements, which
-// waits for the advance before it, so one chain is bound by that latency
-// and two independent chains run in about the time of one. A position
-// moves by 0 or 8 a step, so the outer loop counts the steps every
-// position has room for (R14) and the inner loop takes them without
-// testing the ends.
+// step's matches). Its advance waits for the load of its blocks' last
+// elements, which waits for the advance before it, so one chain is bound
+// by that latency and two independent chains run in about the time of
+// one. A position moves by 0 or 8 a step, so the outer loop counts the
+// steps every position has room for (R14) and the inner loop takes them
+// without testing the ends.
 //
 // Then each chain alone to its end (FINISH), with blocks of up to eight:
 // a block of n < 8 (the last of its slice) is the slice's last eight
 // elements with the 8-n before the block replaced by its last element, so
-// those lanes repeat an element of the block. A repeated element of b's block can only
-// match an element of a that matches it anyway (the count is of a's lanes
-// that match some lane of b), and a's repeated lanes are masked out of the
-// count; the block with the smaller last element advances, as before.
+// those lanes repeat an element of the block. A repeated element of b's
+// block can only match an element of a that matches it anyway (the count
+// is of a's lanes that match some lane of b), and a's repeated lanes are
+// masked out of the count; the block with the smaller last element
+// advances, as before.
 //
 // Every step first tests whether the count can still reach need: min(x,
 // y) <= (x+y)/2 for each chain, so the count is at most AX + (what is left
