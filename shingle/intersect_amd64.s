@@ -64,6 +64,13 @@
 	MOVQ DX, j+72(FP); \
 	RET
 
+// LENGTH(arg, off) keeps a slice's length, the argument arg, at off(SP)
+// and adds it to R11 (intersect2VP2's prologue). It uses R10.
+#define LENGTH(arg, off) \
+	MOVQ arg, R10; \
+	MOVQ R10, off(SP); \
+	ADDQ R10, R11
+
 // CANREACH jumps to stop when intersect2VP2's count can no longer reach
 // need (see there; its registers). It uses R10.
 #define CANREACH(stop) \
@@ -266,21 +273,14 @@ done8:
 // func intersect2VP2(a1, b1, a2, b2 []uint64, need int) (count int, ok bool)
 TEXT ·intersect2VP2(SB), NOSPLIT, $40-113
 	MOVQ a1_base+0(FP), SI
-	MOVQ a1_len+8(FP), R10
-	MOVQ R10, 0(SP)
-	MOVQ R10, R11
 	MOVQ b1_base+24(FP), DI
-	MOVQ b1_len+32(FP), R10
-	MOVQ R10, 8(SP)
-	ADDQ R10, R11
 	MOVQ a2_base+48(FP), R8
-	MOVQ a2_len+56(FP), R10
-	MOVQ R10, 16(SP)
-	ADDQ R10, R11
 	MOVQ b2_base+72(FP), R9
-	MOVQ b2_len+80(FP), R10
-	MOVQ R10, 24(SP)
-	ADDQ R10, R11
+	XORQ R11, R11
+	LENGTH(a1_len+8(FP), 0)
+	LENGTH(b1_len+32(FP), 8)
+	LENGTH(a2_len+56(FP), 16)
+	LENGTH(b2_len+80(FP), 24)
 	MOVQ need+96(FP), R10
 	SHLQ $1, R10
 	SUBQ R11, R10

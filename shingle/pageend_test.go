@@ -16,15 +16,8 @@ import (
 // 1 to 300 and a token or a separator last, and gives the general path's
 // hashes with every kernel this CPU has.
 func TestASCIIPathPageEnd(t *testing.T) {
-	page := syscall.Getpagesize()
-	mem, err := syscall.Mmap(-1, 0, 2*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
-	if err != nil {
-		t.Skip("mmap:", err)
-	}
-	defer syscall.Munmap(mem)
-	if err := syscall.Mprotect(mem[page:], syscall.PROT_NONE); err != nil {
-		t.Skip("mprotect:", err)
-	}
+	mem := guardedPage(t)
+	page := len(mem)
 	defer func(a, m, w bool) { useASCIIPath, useMasksAVX512, useWordAsm = a, m, w }(useASCIIPath, useMasksAVX512, useWordAsm)
 	const words = "Alpha beta2 GAMMA delta epsilonic zeta eta theta-iota kappa lambda mu"
 	for n := 1; n <= 300; n++ {
@@ -57,19 +50,8 @@ func TestASCIIPathPageEnd(t *testing.T) {
 // several lengths sharing some of its elements, and every kernel this
 // CPU has gives bruteIntersection's count.
 func TestIntersectionPageEdges(t *testing.T) {
-	page := syscall.Getpagesize()
-	mem, err := syscall.Mmap(-1, 0, 3*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
-	if err != nil {
-		t.Skip("mmap:", err)
-	}
-	defer syscall.Munmap(mem)
-	if err := syscall.Mprotect(mem[:page], syscall.PROT_NONE); err != nil {
-		t.Skip("mprotect:", err)
-	}
-	if err := syscall.Mprotect(mem[2*page:], syscall.PROT_NONE); err != nil {
-		t.Skip("mprotect:", err)
-	}
-	words := unsafe.Slice((*uint64)(unsafe.Pointer(&mem[page])), page/8)
+	mem := guardedPage(t)
+	words := unsafe.Slice((*uint64)(unsafe.Pointer(&mem[0])), len(mem)/8)
 	saved := kernel
 	defer func() { kernel = saved }()
 	rng := rand.New(rand.NewPCG(9, 10))
@@ -102,4 +84,24 @@ func TestIntersectionPageEdges(t *testing.T) {
 			}
 		}
 	}
+}
+
+// guardedPage returns a readable, writable page between two that cannot
+// be read, so that a read just before or just after it faults the test;
+// it is unmapped when the test ends. The test is skipped if the system
+// refuses the mapping.
+func guardedPage(t *testing.T) []byte {
+	t.Helper()
+	page := syscall.Getpagesize()
+	mem, err := syscall.Mmap(-1, 0, 3*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		t.Skip("mmap:", err)
+	}
+	t.Cleanup(func() { syscall.Munmap(mem) })
+	for _, guard := range [][]byte{mem[:page], mem[2*page:]} {
+		if err := syscall.Mprotect(guard, syscall.PROT_NONE); err != nil {
+			t.Skip("mprotect:", err)
+		}
+	}
+	return mem[page : 2*page : 2*page]
 }
