@@ -5,7 +5,6 @@ package shingle
 import (
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"testing"
 )
 
@@ -50,7 +49,7 @@ func TestIntersectHalves(t *testing.T) {
 		}
 		slices.Sort(b)
 		b = slices.Compact(b)
-		if hb := lowerBound(b, mid); hb >= halvesMin && len(b)-hb >= halvesMin {
+		if hb, _ := slices.BinarySearch(b, mid); hb >= halvesMin && len(b)-hb >= halvesMin {
 			halves++
 		}
 		want := bruteIntersection(a, b)
@@ -72,22 +71,5 @@ func TestIntersectHalves(t *testing.T) {
 	}
 	if halves < 10000 {
 		t.Fatalf("only %d of 20000 pairs took the two merges", halves)
-	}
-}
-
-// TestLowerBound compares lowerBound with sort.Search on sorted slices of
-// every length up to 70 and values in, between and outside them.
-func TestLowerBound(t *testing.T) {
-	for n := range 70 {
-		s := make([]uint64, n)
-		for i := range s {
-			s[i] = uint64(2*i + 1)
-		}
-		for v := uint64(0); v <= uint64(2*n+2); v++ {
-			want := sort.Search(n, func(i int) bool { return s[i] >= v })
-			if got := lowerBound(s, v); got != want {
-				t.Fatalf("n=%d v=%d: %d, want %d", n, v, got, want)
-			}
-		}
 	}
 }
