@@ -264,6 +264,12 @@ type source interface {
 	next(rec *Record) error
 }
 
+// skipper is a source that can pass over records without decoding them.
+type skipper interface {
+	// skipTo reads past the records before record num.
+	skipTo(num int) error
+}
+
 // badRecord marks a skippable per-record error.
 type badRecord struct{ e *Error }
 
@@ -360,6 +366,38 @@ func (r *Reader) Next() (*Record, error) {
 		r.err = err
 		return nil, err
 	}
+}
+
+// SkipTo passes over the records before record num (Record.Num's
+// numbering), so that Next returns record num or a later one: a program
+// that reads an input a second time for some of its records (dedup's
+// second pass) need not decode the others. Text and JSONL input, a record
+// a line, pass over the lines without decoding them, so a malformed
+// record passed over is neither an error nor counted by Skipped; the
+// other formats pass over nothing here, and Next returns every record as
+// before. A num at or before the next record does nothing. It returns
+// the error Next would return for a failed read, and after one, or after
+// the end, the error Next returns.
+func (r *Reader) SkipTo(num int) error {
+	if r.err != nil {
+		return r.err
+	}
+	s, ok := r.src.(skipper)
+	if !ok {
+		return nil
+	}
+	err := s.skipTo(num)
+	if err == nil {
+		return nil
+	}
+	if err != io.EOF {
+		var e *Error
+		if !errors.As(err, &e) {
+			err = &Error{File: r.name, Err: err}
+		}
+	}
+	r.err = err
+	return err
 }
 
 // Skipped returns how many bad records SkipBad skipped so far.

@@ -44,7 +44,41 @@ func fuzzRead(t *testing.T, data []byte, o Options) (recs []rec, skipped int, ok
 		// Every number is a returned or a skipped record.
 		t.Fatalf("last number %d, %d records + %d skipped", num, len(recs), skipped)
 	}
+	checkSkipTo(t, data, o, recs)
 	return recs, skipped, err == nil
+}
+
+// checkSkipTo reads data again for some of the records recs that reading
+// it through gave: after SkipTo(x.Num), the first record Next returns at
+// or past x.Num must be x itself, whether the format passes over lines
+// undecoded (Text, JSONL) or SkipTo does nothing.
+func checkSkipTo(t *testing.T, data []byte, o Options, recs []rec) {
+	t.Helper()
+	step := max(len(recs)/6, 1)
+	for i := 0; i < len(recs); i += step {
+		x := recs[i]
+		r, err := NewReader(bytes.NewReader(data), "fuzz", o)
+		if err != nil {
+			t.Fatalf("reading again: %v", err)
+		}
+		if err := r.SkipTo(x.Num); err != nil {
+			t.Fatalf("SkipTo(%d): %v", x.Num, err)
+		}
+		for {
+			y, err := r.Next()
+			if err != nil {
+				t.Fatalf("after SkipTo(%d): %v", x.Num, err)
+			}
+			if y.Num < x.Num {
+				continue
+			}
+			if got := (rec{y.Num, y.Line, y.ID, string(y.Text)}); got != x {
+				t.Fatalf("after SkipTo(%d): %v, want %v", x.Num, got, x)
+			}
+			break
+		}
+		r.Close()
+	}
 }
 
 func isError(t *testing.T, err error) {
@@ -165,6 +199,7 @@ func FuzzJSONL(f *testing.F) {
 		`{"text":1.5e3}`, `{"text":null,"id":null}`, `{"text":[1,{"a":"b"}]}`,
 		`{"text":"unterminated`, `[1]`, `{"text":"a"} x`, "\xef\xbb\xbf{\"text\":\"\xff\"}\r\n",
 		`{"title":"t","body":"b"}`, `{"text":"a\ud800b"}`, `{"text":{"text":"deep"}}`,
+		"\n" + `{"text":"a"}` + "\n \r\n" + `{"text":"b"}` + "\nbad\n\n" + `{"text":"c"}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -449,3 +449,14 @@ func (t *textSrc) next(rec *Record) error {
 	*rec = Record{Num: t.num, Line: n, Text: trimEOL(b)}
 	return nil
 }
+
+// skipTo reads past the lines before record num.
+func (t *textSrc) skipTo(num int) error {
+	for t.num+1 < num {
+		if _, n, err := t.ls.next(); err != nil {
+			return t.r.ioErr(n, err)
+		}
+		t.num++
+	}
+	return nil
+}

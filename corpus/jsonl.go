@@ -108,6 +108,21 @@ func (j *jsonlSrc) next(rec *Record) error {
 	}
 }
 
+// skipTo reads past the lines of the records before record num: the
+// non-blank lines, counted as next counts them, not parsed.
+func (j *jsonlSrc) skipTo(num int) error {
+	for j.num+1 < num {
+		b, n, err := j.ls.next()
+		if err != nil {
+			return j.r.ioErr(n, err)
+		}
+		if !isBlank(b) {
+			j.num++
+		}
+	}
+	return nil
+}
+
 // appendJSONValue appends the text of v: a string unescaped, null as nothing,
 // anything else (number, bool, object, array) as its compact JSON text.
 func appendJSONValue(dst []byte, v *fastjson.Value) []byte {

@@ -683,6 +683,16 @@ func rereadDocs(ctx context.Context, e *env, src *source, co corpus.Options, wan
 				if n&1023 == 0 && ctx.Err() != nil {
 					return ctx.Err()
 				}
+				// The records before the next wanted one are passed
+				// over undecoded where the format allows.
+				for d < hi && !want(d) {
+					d++
+				}
+				if d < hi {
+					if err := r.SkipTo(int(src.numOf[d])); err != nil && !errors.Is(err, io.EOF) {
+						return err
+					}
+				}
 				rec, err := r.Next()
 				if errors.Is(err, io.EOF) {
 					for d < hi && !want(d) {
