@@ -287,9 +287,6 @@ func (b *Batch) shingleWorker() {
 		for i, end := range c.ends {
 			text := c.buf[prev:end]
 			prev = end
-			if !utf8.Valid(text) {
-				c.invalid++
-			}
 			if refine {
 				from := len(c.toks)
 				c.toks = sh.AppendTokens(c.toks, text)
@@ -327,6 +324,11 @@ func (b *Batch) shingleWorker() {
 				// half of Fingerprint.
 				c.fps[i] = b.key.setHash(set)
 				c.setEnds[i] = int32(len(c.sets))
+			}
+			// The tokeniser's ASCII path has checked every byte of
+			// most texts already.
+			if !sh.ASCII() && !utf8.Valid(text) {
+				c.invalid++
 			}
 		}
 		recycle(b.free, c.buf)

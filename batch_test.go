@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/neardup/neardup/allpairs"
 	"github.com/neardup/neardup/internal/gen"
@@ -693,4 +694,36 @@ func BenchmarkSortPairs(b *testing.B) {
 			})
 		}
 	})
+}
+
+// TestInvalidUTF8Count: Stats.InvalidUTF8 counts the documents that are
+// not valid UTF-8 (utf8.Valid), whichever path shingles them (the word
+// tokeniser's ASCII path vouches for most texts without utf8.Valid), in
+// one pass and in two, under each verification, for word and character
+// shingles and with NFKC.
+func TestInvalidUTF8Count(t *testing.T) {
+	docs := corpusDocs(t, 200, 40, 3)
+	docs = append(docs, "", "caf\u00e9 cr\u00e8me br\u00fbl\u00e9e", "bad \xff byte in a text", "\xc3", "ascii only here",
+		"\uff21\uff22\uff23 fullwidth", "trailing half rune \xe2\x82", "possibilit\u00c3\u00a0 mojibake is valid")
+	want := 0
+	for _, d := range docs {
+		if !utf8.ValidString(d) {
+			want++
+		}
+	}
+	if want < 3 {
+		t.Fatalf("only %d invalid documents: the test shows little", want)
+	}
+	for _, o := range []Options{
+		{},
+		{Verify: VerifyEstimate},
+		{Params: Params{Shingle: shingle.Options{Mode: shingle.Char, N: 4}}},
+		{Params: Params{Shingle: shingle.Options{Mode: shingle.Word, NFKC: true}}},
+		{Reread: &sliceReread{docs: docs, extra: -1}},
+	} {
+		_, res := runBatch(t, o, docs)
+		if got := res.Stats.InvalidUTF8; got != want {
+			t.Errorf("%+v: InvalidUTF8 = %d, want %d", o, got, want)
+		}
+	}
 }

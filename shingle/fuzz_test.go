@@ -56,6 +56,7 @@ func FuzzAppendSet(f *testing.F) {
 		if d[0] != 42 || !slices.Equal(slices.Sorted(slices.Values(d[1:])), want) {
 			t.Fatalf("%+v %q: AppendDistinct %x, want the elements of %x after 42", o, text, d, want)
 		}
+		checkASCII(t, s, text)
 	})
 }
 

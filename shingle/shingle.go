@@ -80,6 +80,7 @@ type Shingler struct {
 	tokBuf  []byte    // AppendTokens: the current token
 	nfkc    []byte    // NFKC: the normalised text
 	iter    norm.Iter // NFKC: the normaliser
+	ascii   bool      // the last text was all ASCII (ASCII)
 }
 
 // New returns a Shingler for o. It returns an error wrapping
@@ -128,12 +129,27 @@ func (s *Shingler) AppendSet(dst []uint64, text []byte) []uint64 {
 // appendShingles appends the shingle hashes of text to dst, in text order
 // with their repeats: the set before sorting and deduplication.
 func (s *Shingler) appendShingles(dst []uint64, text []byte) []uint64 {
-	text = s.form(text)
+	s.ascii = false
+	f := s.form(text)
 	if s.o.Mode == Word {
-		return s.appendWord(dst, text)
+		dst = s.appendWord(dst, f)
+	} else {
+		dst = s.appendChar(dst, f)
 	}
-	return s.appendChar(dst, text)
+	if len(f) != len(text) || (len(f) > 0 && &f[0] != &text[0]) {
+		s.ascii = false // the fast path saw the normalised text
+	}
+	return dst
 }
+
+// ASCII reports whether the text of the last call of AppendSet,
+// AppendSetString or AppendDistinct was seen to be all ASCII, and so valid
+// UTF-8, on the way: true only when the word tokeniser's fast path
+// checked every byte of it (ASCII text of word shingles that needed no
+// normalising); false says nothing about the text. A caller that needs
+// to know whether a text is valid UTF-8 can skip utf8.Valid when it is
+// true.
+func (s *Shingler) ASCII() bool { return s.ascii }
 
 // AppendDistinct appends the shingle set of text to dst like AppendSet, but
 // in no particular order: duplicates are removed with a hash table rather

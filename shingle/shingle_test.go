@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Pieces for random text: words of many scripts and lengths, separators,
@@ -806,6 +807,49 @@ func TestASCIIPath(t *testing.T) {
 				if fast := s.appendWord([]uint64{42}, text); !slices.Equal(fast, general) {
 					t.Fatalf("N=%d kernels %+v %q:\n ascii   %x\n general %x", n, k, text, fast, general)
 				}
+			}
+		}
+	}
+}
+
+// checkASCII fails t if s, whose last call shingled text, vouches for a
+// text with a byte outside ASCII (a caller then skips utf8.Valid).
+func checkASCII(t *testing.T, s *Shingler, text []byte) {
+	t.Helper()
+	if s.ASCII() && bytes.ContainsFunc(text, func(r rune) bool { return r >= utf8.RuneSelf }) {
+		t.Fatalf("ASCII() true for %q", text)
+	}
+}
+
+// TestASCII: Shingler.ASCII is true after word shingles of ASCII text
+// that the fast path took, false after any text with another byte
+// (invalid UTF-8 included), after character shingles and after text that
+// NFKC changed, and it is reset by each call.
+func TestASCII(t *testing.T) {
+	if !useASCIIPath {
+		t.Skip("no ASCII path in this build")
+	}
+	word := mustNew(t, Options{Mode: Word})
+	char := mustNew(t, Options{Mode: Char})
+	nfkc := mustNew(t, Options{Mode: Word, NFKC: true})
+	for _, c := range []struct {
+		s    *Shingler
+		text string
+		want bool
+	}{
+		{word, "plain ASCII text, with punctuation!", true},
+		{word, "", true},
+		{word, "caf\u00e9 au lait", false},
+		{word, "bad \xff byte", false},
+		{word, "plain again", true},
+		{char, "plain ASCII text", false},
+		{nfkc, "plain ASCII text", true},
+		{nfkc, "\uff21\uff22 fullwidth", false}, // NFKC makes it ASCII: not the text given
+	} {
+		for _, fn := range []func([]uint64, []byte) []uint64{c.s.AppendSet, c.s.AppendDistinct} {
+			fn(nil, []byte(c.text))
+			if got := c.s.ASCII(); got != c.want {
+				t.Errorf("%q: ASCII() = %v, want %v", c.text, got, c.want)
 			}
 		}
 	}

@@ -307,6 +307,7 @@ func (s *Shingler) appendWordASCII(dst []uint64, text []byte) ([]uint64, bool) {
 func (s *Shingler) appendWord(dst []uint64, text []byte) []uint64 {
 	if useASCIIPath {
 		if out, ok := s.appendWordASCII(dst, text); ok {
+			s.ascii = true
 			return out
 		}
 	}
