@@ -68,6 +68,22 @@ func (a *sigArena) uint64s(start, n int) []uint64 {
 	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(s[:n*uint64Slots]))), n)
 }
 
+// reuse returns the arena's first n values as uint64s, whatever they hold
+// (what was written there before and not released reads as it was; the
+// rest as zero), or nil if the arena is too small: for a new use of an
+// arena whose values are no longer needed, whose pages are already
+// touched. The arena's own view of its values must not be used again.
+func (a *sigArena) reuse(n int) []uint64 {
+	if a == nil || uint64Slots*n > len(a.u32) {
+		return nil
+	}
+	a.held.reach(int64(n) * 8)
+	if n == 0 {
+		return []uint64{}
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(&a.u32[0])), n)
+}
+
 // uint64Slots is the number of uint32 values of a uint64: an arena
 // created with it holds uint64 values (uint64s).
 const uint64Slots = 2

@@ -68,3 +68,50 @@ func TestArenaBitmaps(t *testing.T) {
 		t.Fatalf("compacted bitmaps wrong: %v", got)
 	}
 }
+
+// TestArenaReuse: an arena taken over as uint64s keeps what was written
+// (the two passes' set store overwrites every value it reads) and reads
+// released pages as zero, and counts toward the bytes arenas hold (which
+// lower the memory limit) only what lies past its high-water mark.
+func TestArenaReuse(t *testing.T) {
+	a := newSigArena(4)
+	if a == nil {
+		t.Skip("no arena on this system")
+	}
+	held := func() int64 {
+		offHeap.mu.Lock()
+		defer offHeap.mu.Unlock()
+		return offHeap.bytes
+	}
+	const docs = 4096 // 64 KiB of signatures
+	sigs := a.chunk(0, docs)[:docs*4]
+	for i := range sigs {
+		sigs[i] = uint32(i + 1)
+	}
+	a.release(0, docs*4/2) // the first half's pages
+	before := held()
+	vals := a.reuse(docs * 2) // 64 KiB: what the signatures reached
+	if len(vals) != docs*2 {
+		t.Fatalf("reuse gave %d values", len(vals))
+	}
+	if vals[0] != 0 || vals[docs/2] != 0 {
+		t.Fatalf("released pages read %#x, %#x, want 0", vals[0], vals[docs/2])
+	}
+	if want := uint64(docs*3+1) | uint64(docs*3+2)<<32; vals[docs*3/2] != want {
+		t.Fatalf("value %d reads %#x, want the signatures' %#x", docs*3/2, vals[docs*3/2], want)
+	}
+	if got := held() - before; got != 0 {
+		t.Fatalf("a reuse within the high-water mark added %d bytes", got)
+	}
+	more := a.reuse(docs * 4) // 128 KiB: 64 past the mark
+	if len(more) != docs*4 || more[docs*3] != 0 {
+		t.Fatalf("reuse past the mark: %d values, %#x at %d", len(more), more[docs*3], docs*3)
+	}
+	if got := held() - before; got != docs*4*4 {
+		t.Fatalf("a reuse 64 KiB past the mark added %d bytes", got)
+	}
+	if a.reuse(len(a.u32)) != nil {
+		t.Fatal("reuse beyond the arena gave values")
+	}
+	a.release(0, docs*4*2)
+}
