@@ -1280,6 +1280,65 @@ func (s *pairSorter) sortByB(ps []Pair) {
 	s.keys, s.tmp = keys, tmp
 }
 
+// mergeRunsMax is the most ascending runs mergeByB merges; with more it
+// sorts.
+const mergeRunsMax = 8
+
+// mergeByB sorts ps, pairs of one A with distinct B's, by B, as sortByB,
+// for lists made of a few ascending runs: PairLister.Range's, a
+// document's identical copies and then each group of its partners (at
+// 1M documents 72% of the pairs of such lists were in lists of two runs
+// and 19% of three). Up to mergeRunsMax runs are merged from the left,
+// each merge copying only the runs already merged to tmp; with more it
+// calls sortByB.
+func (s *pairSorter) mergeByB(ps []Pair) {
+	runs := 1
+	for i := 1; i < len(ps); i++ {
+		if ps[i].B < ps[i-1].B {
+			if runs++; runs > mergeRunsMax {
+				s.sortByB(ps)
+				return
+			}
+		}
+	}
+	if runs == 1 {
+		return
+	}
+	mid := 1
+	for mid < len(ps) {
+		// ps[:mid] is sorted; the next run is ps[mid:end].
+		end := mid + 1
+		for end < len(ps) && ps[end].B > ps[end-1].B {
+			end++
+		}
+		if ps[mid].B < ps[mid-1].B {
+			s.tmp = mergeLeft(ps[:end], mid, s.tmp)
+		}
+		mid = end
+	}
+}
+
+// mergeLeft merges the ascending (by B) runs ps[:mid] and ps[mid:] in
+// place, with the left run copied to tmp (grown as needed and returned).
+// The k-th pair written is at or before the next right pair unread (k =
+// i + j - mid <= j), so no right pair is overwritten before it is read.
+func mergeLeft(ps []Pair, mid int, tmp []Pair) []Pair {
+	left := append(tmp[:0], ps[:mid]...)
+	i, j, k := 0, mid, 0
+	for i < len(left) && j < len(ps) {
+		if ps[j].B < left[i].B {
+			ps[k] = ps[j]
+			j++
+		} else {
+			ps[k] = left[i]
+			i++
+		}
+		k++
+	}
+	copy(ps[k:], left[i:])
+	return left
+}
+
 // confirm completes the filter views x and y of distinct sets i and j with
 // their sets and adds the pair to found if it is verified.
 func (b *Batch) confirm(v *views, x, y *Sketch, i, j uint32, found *blockList[verified]) {

@@ -727,3 +727,77 @@ func TestInvalidUTF8Count(t *testing.T) {
 		}
 	}
 }
+
+// runsOfPairs returns n pairs of one A whose B's are distinct and come as
+// the given number of ascending runs, their values interleaved (as
+// Range's groups of copies are).
+func runsOfPairs(rng *rand.Rand, n, runs int) []Pair {
+	bs := rng.Perm(4 * n)[:n]
+	for i := range bs {
+		bs[i] += 10
+	}
+	var ps []Pair
+	for r := range runs {
+		lo, hi := r*n/runs, (r+1)*n/runs
+		run := slices.Sorted(slices.Values(bs[lo:hi]))
+		for _, b := range run {
+			ps = append(ps, Pair{A: 1, B: b, Jaccard: float64(b%1000) / 1000})
+		}
+	}
+	return ps
+}
+
+// TestMergeByB: mergeByB sorts by B what sortByB sorts, for lists of one
+// to many ascending runs (past mergeRunsMax it sorts), runs of one pair,
+// and runs already in order.
+func TestMergeByB(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	var s pairSorter
+	byB := func(x, y Pair) int { return cmp.Compare(x.B, y.B) }
+	for _, n := range []int{0, 1, 2, 3, 5, 13, 40, 300} {
+		for _, runs := range []int{1, 2, 3, 4, mergeRunsMax, mergeRunsMax + 1, 50} {
+			if runs > max(n, 1) {
+				continue
+			}
+			for range 20 {
+				ps := runsOfPairs(rng, n, runs)
+				want := slices.Clone(ps)
+				slices.SortFunc(want, byB)
+				s.mergeByB(ps)
+				if !slices.Equal(ps, want) {
+					t.Fatalf("%d pairs in %d runs: got %v, want %v", n, runs, ps, want)
+				}
+			}
+		}
+	}
+	// Runs whose values do not interleave, and a run that ends where the
+	// next starts higher (one run, not two).
+	ps := []Pair{{A: 1, B: 7}, {A: 1, B: 9}, {A: 1, B: 2}, {A: 1, B: 3}, {A: 1, B: 10}, {A: 1, B: 1}}
+	s.mergeByB(ps)
+	if !slices.IsSortedFunc(ps, byB) || len(ps) != 6 || ps[0].B != 1 || ps[5].B != 10 {
+		t.Fatalf("got %v", ps)
+	}
+}
+
+// BenchmarkMergeByB: mergeByB beside sortByB on lists of one A in a few
+// ascending runs, as PairLister.Range sorts them.
+func BenchmarkMergeByB(b *testing.B) {
+	rng := rand.New(rand.NewPCG(29, 30))
+	for _, c := range []struct{ n, runs int }{{20, 2}, {100, 2}, {100, 3}, {400, 4}} {
+		src := runsOfPairs(rng, c.n, c.runs)
+		ps := make([]Pair, len(src))
+		var s pairSorter
+		b.Run(fmt.Sprintf("merge/n=%d/runs=%d", c.n, c.runs), func(b *testing.B) {
+			for b.Loop() {
+				copy(ps, src)
+				s.mergeByB(ps)
+			}
+		})
+		b.Run(fmt.Sprintf("sort/n=%d/runs=%d", c.n, c.runs), func(b *testing.B) {
+			for b.Loop() {
+				copy(ps, src)
+				s.sortByB(ps)
+			}
+		})
+	}
+}

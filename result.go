@@ -257,7 +257,6 @@ func (l *PairLister) Range(lo, hi int) iter.Seq[Pair] {
 	}
 	return func(yield func(Pair) bool) {
 		r, v := l.r, l.r.v
-		byB := func(x, y Pair) int { return x.B - y.B }
 		sc, _ := l.scratch.Get().(*rangeScratch)
 		if sc == nil {
 			sc = &rangeScratch{}
@@ -283,9 +282,7 @@ func (l *PairLister) Range(lo, hi int) iter.Seq[Pair] {
 			for _, i := range l.bidx[l.boff[c]:l.boff[c+1]] {
 				buf = l.expand(buf, a, uint32(r.Pairs[i].A), r.Pairs[i].Jaccard)
 			}
-			if !slices.IsSortedFunc(buf, byB) {
-				sorter.sortByB(buf)
-			}
+			sorter.mergeByB(buf) // a few ascending runs
 			for i := range buf {
 				if v.toks != nil {
 					buf[i].Edit = es.Similarity(v.toks[buf[i].A], v.toks[buf[i].B])
