@@ -905,16 +905,19 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 		MaxBucket: max(o.MaxBucket, 0), MinAgree: b.ver.MinAgreement(), Deferred: chained, BandsDone: &b.done}
 	// rest is the pre-filter after the sizes and bitmaps (the signatures),
 	// then the pair held or verified.
-	rest := func(w int, x *Sketch, i, j uint32) {
-		y := v.filterView(j)
-		if !b.ver.Prefilter(x, &y) {
-			return
-		}
+	pass := func(w int, x *Sketch, i, j uint32) {
 		if held != nil {
 			held[w].add([2]uint32{i, j})
 			return
 		}
+		y := v.filterView(j)
 		b.confirm(v, x, &y, i, j, &found[w])
+	}
+	rest := func(w int, x *Sketch, i, j uint32) {
+		y := v.filterView(j)
+		if b.ver.Prefilter(x, &y) {
+			pass(w, x, i, j)
+		}
 	}
 	// With bitmaps, a member's partners in a bucket are tested together
 	// (Verifier.sizesBitmapsRow: their sizes and bitmaps, cache misses
@@ -955,7 +958,11 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 				if k+ahead < len(sc.pass) {
 					prefetch.Uint32s(sigOf(sc.pass[k+ahead]))
 				}
-				rest(w, &x, i, j)
+				// The sizes passed sizesBitmapsRow (Prefilter's
+				// LengthOK): the rest of Prefilter is the signatures'.
+				if b.ver.signaturesOK(x.Signature, sigOf(j)) {
+					pass(w, &x, i, j)
+				}
 			}
 		}
 	}

@@ -509,3 +509,82 @@ func BenchmarkLayOut(b *testing.B) {
 		})
 	}
 }
+
+// TestTwoPassHeld: the pairs two passes hold are exactly the LSH
+// candidates (pairs of distinct sets that agree on a whole band, found
+// here by brute force) that pass the whole pre-filter: the sizes, the
+// bitmaps' bound and the signatures' agreement (Prefilter). A pre-filter
+// that skipped a test would hold more pairs, which exact verification
+// then mostly rejects: the results alone would not show it.
+func TestTwoPassHeld(t *testing.T) {
+	// Long documents: their bitmaps bound the overlap more loosely, so
+	// the signatures reject some of the pairs the bitmaps pass.
+	docs := corpusDocs(t, 1500, 400, 9)
+	for i := range 60 {
+		docs = append(docs, docs[i*3]) // identical copies: one distinct set each
+	}
+	for _, th := range []float64{0.3, 0.5, 0.7} {
+		o := Options{Params: Params{Threshold: th}, MaxBucket: -1, Reread: &sliceReread{docs: docs, extra: -1}}
+		b, res := runBatch(t, o, docs)
+		if res.Stats.Passes != 2 || res.Stats.LargeBuckets != 0 {
+			t.Fatalf("t=%v: %d passes, %d large buckets", th, res.Stats.Passes, res.Stats.LargeBuckets)
+		}
+		type doc struct {
+			d    int
+			set  []uint64
+			sig  []uint32
+			bits shingle.Bitmap
+		}
+		var ds []doc
+		for d, text := range docs {
+			if res.Canonical(d) != d {
+				continue
+			}
+			set := b.sk.AppendSet(nil, []byte(text))
+			if len(set) == 0 {
+				continue
+			}
+			x := doc{d: d, set: set, sig: b.sk.AppendSignature(nil, set)}
+			x.bits.Add(set)
+			ds = append(ds, x)
+		}
+		p := b.o.LSH
+		cands := map[[2]int]bool{}
+		for band := range p.Bands {
+			byVals := map[string][]int{}
+			for k, x := range ds {
+				key := fmt.Sprint(x.sig[band*p.Rows : (band+1)*p.Rows])
+				byVals[key] = append(byVals[key], k)
+			}
+			for _, ks := range byVals {
+				for i, a := range ks {
+					for _, c := range ks[i+1:] {
+						cands[[2]int{a, c}] = true
+					}
+				}
+			}
+		}
+		want, bitsOnly := 0, 0 // passing all; passing the sizes and bitmaps only
+		for pr := range cands {
+			x, y := &ds[pr[0]], &ds[pr[1]]
+			sx := Sketch{Size: len(x.set), Signature: x.sig}
+			sy := Sketch{Size: len(y.set), Signature: y.sig}
+			if b.ver.sizesBitmapsOK(len(x.set), len(y.set), &x.bits, &y.bits) {
+				if b.ver.Prefilter(&sx, &sy) {
+					want++
+				} else {
+					bitsOnly++
+				}
+			}
+		}
+		if want == 0 || bitsOnly == 0 {
+			t.Fatalf("t=%v: %d candidates, %d pass, %d pass all but the signatures: the test shows little", th, len(cands), want, bitsOnly)
+		}
+		if res.Stats.Candidates != int64(len(cands)) {
+			t.Errorf("t=%v: %d candidates, the brute-force banding finds %d", th, res.Stats.Candidates, len(cands))
+		}
+		if res.Stats.Held != int64(want) {
+			t.Errorf("t=%v: %d pairs held, %d of the candidates pass the pre-filter", th, res.Stats.Held, want)
+		}
+	}
+}

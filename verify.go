@@ -113,7 +113,14 @@ func (v *Verifier) Prefilter(a, b *Sketch) bool {
 	if v.mode == VerifyEstimate {
 		return true // the estimate is the verdict: Confirm
 	}
-	return minhash.Estimate(a.Signature, b.Signature) >= v.minAgree
+	return v.signaturesOK(a.Signature, b.Signature)
+}
+
+// signaturesOK is Prefilter's test of the signatures alone, for a caller
+// that has tested the lengths (LengthOK) another way; not under
+// VerifyEstimate.
+func (v *Verifier) signaturesOK(a, b []uint32) bool {
+	return minhash.Estimate(a, b) >= v.minAgree
 }
 
 // AgreementOK is Prefilter's signature test on a count: whether two
