@@ -801,3 +801,60 @@ func BenchmarkMergeByB(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPairListing ranges over every pair of a synthetic result the
+// shape of the 10M benchmark's (2 million documents, 4% of them later
+// copies in groups of 2-6, about 15 verified pairs a document with
+// partners anywhere in the corpus), as the pairs file's writers do: the
+// listing's cache misses, without formatting.
+func BenchmarkPairListing(b *testing.B) {
+	const n = 2_000_000
+	rng := rand.New(rand.NewPCG(31, 32))
+	rep := make([]uint32, n)
+	for d := range rep {
+		rep[d] = uint32(d)
+	}
+	for d := 0; d < n; d++ {
+		if rng.IntN(100) < 2 { // a group: the next copies anywhere after d
+			for range 1 + rng.IntN(5) {
+				c := d + 1 + rng.IntN(n-d)
+				if c < n && rep[c] == uint32(c) {
+					rep[c] = rep[d]
+				}
+			}
+		}
+	}
+	var pairs []Pair
+	for d := range n {
+		if rep[d] != uint32(d) {
+			pairs = append(pairs, Pair{A: int(rep[d]), B: d, Jaccard: 1})
+			continue
+		}
+		for range rng.IntN(30) {
+			e := d + 1 + rng.IntN(n-d)
+			if e < n && rep[e] == uint32(e) {
+				pairs = append(pairs, Pair{A: d, B: e, Jaccard: 0.5 + float64(rng.IntN(500))/1000})
+			}
+		}
+	}
+	slices.SortFunc(pairs, func(x, y Pair) int {
+		if x.A != y.A {
+			return cmp.Compare(x.A, y.A)
+		}
+		return cmp.Compare(x.B, y.B)
+	})
+	pairs = slices.CompactFunc(pairs, func(x, y Pair) bool { return x.A == y.A && x.B == y.B })
+	r := &Result{Pairs: pairs, v: &views{rep: rep}}
+	l := r.PairLister()
+	listed := 0
+	for b.Loop() {
+		listed = 0
+		for lo := 0; lo < n; lo += 600 {
+			for p := range l.Range(lo, min(lo+600, n)) {
+				listed += p.B & 1
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(pairs)), "ns/compact-pair")
+	_ = listed
+}
