@@ -7,8 +7,12 @@
 #
 #   bench/cpuuse.sh OUT -- neardup dedup ... corpus.jsonl
 #
-# The samples go to OUT (lines "second cpu%"), the command's own output
-# where it goes; the exit status is the command's.
+# The samples go to OUT, one line a second: "second cpu% sys% faults
+# readMB": the CPU as above, the system part of it, the minor page
+# faults (first touches of fresh memory) and the MB read from the disk
+# (/proc/PID/io read_bytes: not what the page cache served) in that
+# second. The command's own output goes where it goes; the exit status
+# is the command's.
 set -euo pipefail
 [ $# -ge 3 ] && [ "$2" = "--" ] || { echo "usage: $0 OUT -- command [args...]" >&2; exit 2; }
 out=$1
@@ -17,14 +21,17 @@ tck=$(getconf CLK_TCK)
 "$@" &
 pid=$!
 : >"$out"
-t=0 prev=0
+t=0 prev=0 prevsys=0 prevflt=0 prevrd=0
 # Bounded: one sample a second for at most a day.
 while [ $t -lt 86400 ] && stat=$(cat "/proc/$pid/stat" 2>/dev/null); do
-	# Fields 14 and 15 (utime, stime) counted after the command name,
-	# which may hold spaces: strip through its closing parenthesis.
-	used=$(echo "${stat##*) }" | awk '{print $12 + $13}')
-	echo "$t $(( (used - prev) * 100 / tck ))" >>"$out"
-	prev=$used t=$((t + 1))
+	# Fields 10, 14 and 15 (minflt, utime, stime) counted after the
+	# command name, which may hold spaces: strip through its closing
+	# parenthesis.
+	read -r flt used sys < <(echo "${stat##*) }" | awk '{print $8, $12 + $13, $13}')
+	rd=$(awk '/^read_bytes/ {print $2}' "/proc/$pid/io" 2>/dev/null || echo "$prevrd")
+	rd=${rd:-$prevrd}
+	echo "$t $(( (used - prev) * 100 / tck )) $(( (sys - prevsys) * 100 / tck )) $((flt - prevflt)) $(( (rd - prevrd) / 1000000 ))" >>"$out"
+	prev=$used prevsys=$sys prevflt=$flt prevrd=$rd t=$((t + 1))
 	sleep 1
 done
 wait "$pid"
