@@ -369,15 +369,16 @@ func (r *Reader) Next() (*Record, error) {
 }
 
 // SkipTo passes over the records before record num (Record.Num's
-// numbering), so that Next returns record num or a later one: a program
-// that reads an input a second time for some of its records (dedup's
-// second pass) need not decode the others. Text and JSONL input, a record
-// a line, pass over the lines without decoding them, so a malformed
-// record passed over is neither an error nor counted by Skipped; the
-// other formats pass over nothing here, and Next returns every record as
-// before. A num at or before the next record does nothing. It returns
-// the error Next would return for a failed read, and after one, or after
-// the end, the error Next returns.
+// numbering) where that is cheap: for a program that reads an input a
+// second time for some of its records (dedup's second pass). In text and
+// JSONL input, a record a line, it reads past the lines of the records
+// before num without decoding them, so that Next returns record num or a
+// later one; a malformed record passed over is neither an error nor
+// counted by Skipped. In the other formats it does nothing and Next
+// returns every record as before, so a caller still compares Record.Num.
+// A num at or before the next record does nothing. It returns io.EOF
+// when the input ends first and a read error as Next would; after either,
+// Next returns the same error.
 func (r *Reader) SkipTo(num int) error {
 	if r.err != nil {
 		return r.err

@@ -942,3 +942,56 @@ func TestClose(t *testing.T) {
 		t.Errorf("spool files left: %v", ents)
 	}
 }
+
+// TestSkipTo: in JSONL and text input SkipTo passes over the records
+// before the one asked for (blank JSONL lines are not records, malformed
+// ones are passed over unread), past the end it returns io.EOF for good,
+// and in CSV it passes over nothing.
+func TestSkipTo(t *testing.T) {
+	dir := t.TempDir()
+	jsonl := write(t, dir, "a.jsonl", []byte("{\"text\":\"one\"}\n\n{not json\n  \n{\"text\":\"three\"}\n{\"text\":\"four\"}\n"))
+	r, err := Open(jsonl, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SkipTo(3); err != nil {
+		t.Fatalf("SkipTo(3): %v", err)
+	}
+	rec, err := r.Next()
+	if err != nil || rec.Num != 3 || string(rec.Text) != "three" || rec.Line != 5 {
+		t.Fatalf("after SkipTo(3): %+v, %v; want record 3 at line 5", rec, err)
+	}
+	if err := r.SkipTo(2); err != nil { // behind: nothing
+		t.Fatal(err)
+	}
+	if rec, err := r.Next(); err != nil || rec.Num != 4 {
+		t.Fatalf("after SkipTo(2): %+v, %v; want record 4", rec, err)
+	}
+	r.Close()
+	r, _ = Open(jsonl, Options{})
+	if err := r.SkipTo(9); err != io.EOF {
+		t.Fatalf("SkipTo past the end: %v, want io.EOF", err)
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Fatalf("Next after the end: %v", err)
+	}
+	r.Close()
+	text := write(t, dir, "a.txt", []byte("one\n\nthree\n"))
+	r, _ = Open(text, Options{})
+	if err := r.SkipTo(2); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := r.Next(); err != nil || rec.Num != 2 || len(rec.Text) != 0 {
+		t.Fatalf("text after SkipTo(2): %+v, %v; want the empty record 2", rec, err)
+	}
+	r.Close()
+	csv := write(t, dir, "a.csv", []byte("text\n\"one\nline\"\ntwo\nthree\n"))
+	r, _ = Open(csv, Options{})
+	if err := r.SkipTo(3); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := r.Next(); err != nil || rec.Num != 1 {
+		t.Fatalf("CSV after SkipTo(3): %+v, %v; want record 1 (nothing passed over)", rec, err)
+	}
+	r.Close()
+}
