@@ -695,9 +695,7 @@ func rereadDocs(ctx context.Context, e *env, src *source, co corpus.Options, wan
 				}
 				rec, err := r.Next()
 				if errors.Is(err, io.EOF) {
-					for d < hi && !want(d) {
-						d++
-					}
+					// d is the wanted record that did not come.
 					return fmt.Errorf("%s: ended before record %d (changed since it was read?)", name, src.numOf[min(d, hi-1)])
 				}
 				if err != nil {
@@ -711,6 +709,7 @@ func rereadDocs(ctx context.Context, e *env, src *source, co corpus.Options, wan
 						return err
 					}
 					wanted--
+					d++ // so that the next SkipTo aims past it
 				}
 			}
 			return nil
