@@ -56,6 +56,18 @@
 	CMOVQLS R12, CX; \
 	CMOVQCC R13, DX
 
+// STEP(a, b, i, j) moves the merge of the slices at a and b (positions
+// i and j) past the block of eight whose last element is smaller, both
+// when they are equal (intersect2VP2 and FINISH). It uses R10 and R11.
+#define STEP(a, b, i, j) \
+	MOVQ 56(a)(i*8), R10; \
+	MOVQ 56(b)(j*8), R11; \
+	CMPQ R10, R11; \
+	LEAQ 8(i), R10; \
+	LEAQ 8(j), R11; \
+	CMOVQLS R10, i; \
+	CMOVQCC R11, j
+
 // RETURN stores the count (AX) and the positions i (CX) and j (DX).
 #define RETURN \
 	VZEROUPPER; \
@@ -131,11 +143,7 @@ self: \
 	KMOVB K2, BX; \
 	POPCNTL BX, BX; \
 	ADDQ BX, AX; \
-	MOVQ 56(a)(i*8), R14; \
-	MOVQ 56(b)(j*8), R15; \
-	CMPQ R14, R15; \
-	CMOVQLS R10, i; \
-	CMOVQCC R11, j; \
+	STEP(a, b, i, j); \
 	JMP  self; \
 part: \
 	BLOCK(a, i, la, Z0, Z2, K5, R14, R10); \
@@ -321,20 +329,8 @@ inner2:
 	VMOVDQU64 (R8)(R12*8), Z2
 	VMOVDQU64 (R9)(R13*8), Z3
 	VP2INTERSECT_Z3_Z2_K4
-	MOVQ 56(SI)(CX*8), R10       // last of a1's block
-	MOVQ 56(DI)(DX*8), R11       // last of b1's
-	CMPQ R10, R11
-	LEAQ 8(CX), R10
-	LEAQ 8(DX), R11
-	CMOVQLS R10, CX
-	CMOVQCC R11, DX
-	MOVQ 56(R8)(R12*8), R10      // last of a2's block
-	MOVQ 56(R9)(R13*8), R11      // last of b2's
-	CMPQ R10, R11
-	LEAQ 8(R12), R10
-	LEAQ 8(R13), R11
-	CMOVQLS R10, R12
-	CMOVQCC R11, R13
+	STEP(SI, DI, CX, DX)
+	STEP(R8, R9, R12, R13)
 	KUNPCKBW K2, K4, K1          // chain 2's matches in bits 8-15, chain 1's in 0-7
 	KMOVW K1, BX
 	POPCNTL BX, BX
