@@ -18,12 +18,25 @@ import (
 // for concurrent use. Errors from Create, Commit, Write, WriteString and
 // ReadFrom name the destination path given to Create, never the temporary
 // file (other methods of the embedded *os.File report its own name).
+//
+// On Linux, every WritebackBytes written through Write, WriteString or
+// ReadFrom start the kernel's write-back of those bytes (sync_file_range
+// with SYNC_FILE_RANGE_WRITE, which does not wait for the disk): the data
+// goes to the disk while the caller produces more, instead of piling up
+// as dirty pages for Commit's fsync to wait on (a 12 GB pairs file left
+// about 1.5 s of writing to that fsync, 28 ms for a 95 MB one). Writes
+// through the embedded *os.File's other methods are not counted.
 type File struct {
 	*os.File
 	path   string
 	done   bool
 	direct bool // path is not a regular file: written in place
+
+	written, started int64 // bytes written, and those whose write-back was started
 }
+
+// WritebackBytes is how many bytes written start their write-back (Linux).
+const WritebackBytes = 8 << 20
 
 // Create starts writing path. Nothing appears at path until Commit. The
 // temporary file is created in path's directory, named "." + base + ".tmp*".
@@ -55,12 +68,14 @@ func Create(path string) (*File, error) {
 // write gave, with the destination path in place of the temporary name.
 func (f *File) Write(b []byte) (int, error) {
 	n, err := f.File.Write(b)
+	f.wrote(int64(n))
 	return n, f.dest(err)
 }
 
 // WriteString is Write for a string.
 func (f *File) WriteString(s string) (int, error) {
 	n, err := f.File.WriteString(s)
+	f.wrote(int64(n))
 	return n, f.dest(err)
 }
 
@@ -68,8 +83,24 @@ func (f *File) WriteString(s string) (int, error) {
 // Errors of the file are reported as for Write.
 func (f *File) ReadFrom(r io.Reader) (int64, error) {
 	n, err := f.File.ReadFrom(r)
+	f.wrote(n)
 	return n, f.dest(err)
 }
+
+// wrote counts n more bytes written and starts the write-back of the
+// bytes not started yet once they reach WritebackBytes. Write-back is a
+// hint: its errors are left to Commit's fsync, which reports them.
+func (f *File) wrote(n int64) {
+	f.written += n
+	if f.direct || f.written-f.started < WritebackBytes {
+		return
+	}
+	writebackHook(f.File, f.started, f.written-f.started)
+	f.started = f.written
+}
+
+// writebackHook is startWriteback; tests replace it.
+var writebackHook = startWriteback
 
 // dest replaces the temporary file's name in a *os.PathError by the
 // destination path.

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -185,5 +186,63 @@ func TestErrorsNameTheTarget(t *testing.T) {
 	}
 	if _, err := os.Stat(tmp); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("temporary file left after a failed rename: %v", err)
+	}
+}
+
+// TestWriteback: every WritebackBytes written through Write, WriteString
+// and ReadFrom start the write-back of the bytes not started yet, in order
+// and without gaps; the file's content is what was written.
+func TestWriteback(t *testing.T) {
+	type span struct{ off, n int64 }
+	var got []span
+	defer func(f func(*os.File, int64, int64)) { writebackHook = f }(writebackHook)
+	writebackHook = func(f *os.File, off, n int64) {
+		got = append(got, span{off, n})
+		startWriteback(f, off, n) // the real call, whose errors are ignored
+	}
+	p := filepath.Join(t.TempDir(), "big")
+	f, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []byte
+	chunk := make([]byte, WritebackBytes/3+5)
+	for i := range chunk {
+		chunk[i] = byte(i * 7)
+	}
+	for i := range 4 {
+		want = append(want, chunk...)
+		if _, err := f.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+		s := strings.Repeat(string(rune('a'+i)), WritebackBytes/4)
+		want = append(want, s...)
+		if _, err := f.WriteString(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want = append(want, chunk...)
+	if _, err := f.ReadFrom(bytes.NewReader(chunk)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(p); err != nil || !bytes.Equal(b, want) {
+		t.Fatalf("content: %d bytes, %v; want %d", len(b), err, len(want))
+	}
+	total := int64(len(want))
+	if len(got) != int(total/WritebackBytes) {
+		t.Fatalf("%d write-backs for %d bytes: %v", len(got), total, got)
+	}
+	var at int64
+	for _, s := range got {
+		if s.off != at || s.n < WritebackBytes {
+			t.Fatalf("write-backs %v: not from %d on, or short", got, at)
+		}
+		at += s.n
+	}
+	if total-at >= WritebackBytes {
+		t.Errorf("write-backs end at %d of %d bytes", at, total)
 	}
 }
