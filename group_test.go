@@ -266,6 +266,9 @@ func genDocs(t *testing.T, ads bool, c gen.Config) []string {
 }
 
 func TestStarInvariantGenerated(t *testing.T) {
+	// The clusters are made on every worker, a few at a time.
+	defer func(n int) { groupChunk = n }(groupChunk)
+	groupChunk = 2
 	corpora := []struct {
 		name string
 		docs []string
@@ -294,9 +297,16 @@ func TestStarDeterministicAcrossWorkers(t *testing.T) {
 	for _, keep := range []Keep{KeepFirst, KeepLongest} {
 		_, want := runBatch(t, Options{Cluster: ClusterStar, Keep: keep, Workers: 1}, docs)
 		for _, w := range []int{2, 3, 8} {
+			// Clusters made on every worker, a few at a time.
+			defer func(n int) { groupChunk = n }(groupChunk)
+			groupChunk = 1 + w%3
 			_, got := runBatch(t, Options{Cluster: ClusterStar, Keep: keep, Workers: w}, docs)
 			if !reflect.DeepEqual(got.Clusters, want.Clusters) || !reflect.DeepEqual(got.Dup, want.Dup) {
 				t.Errorf("keep %v, workers=%d: clusters differ", keep, w)
+			}
+			counts := func(s Stats) [4]int { return [4]int{s.Clusters, s.Duplicates, s.LargestCluster, s.BelowClusters} }
+			if a, b := counts(got.Stats), counts(want.Stats); a != b {
+				t.Errorf("keep %v, workers=%d: clusters, duplicates, largest, below %v, want %v", keep, w, a, b)
 			}
 		}
 	}

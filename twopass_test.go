@@ -78,8 +78,8 @@ func TestTwoPassSameAsOnePass(t *testing.T) {
 			if c.name == "chunks-of-3" {
 				// Many small chunks of the second pass and many small
 				// blocks of its layout, on more workers than cores.
-				defer func(n int, b uint32) { rereadChunkDocs, layoutBlock = n, b }(rereadChunkDocs, layoutBlock)
-				rereadChunkDocs, layoutBlock = 3, 3
+				defer func(n int, b uint32, g int) { rereadChunkDocs, layoutBlock, groupChunk = n, b, g }(rereadChunkDocs, layoutBlock, groupChunk)
+				rereadChunkDocs, layoutBlock, groupChunk = 3, 3, 3
 				// Sets released as the blocks are verified are
 				// overwritten: a set read after its release changes
 				// the pairs.
