@@ -553,25 +553,10 @@ func TestAllPairs(t *testing.T) {
 		if len(got) != len(want) || len(got) != res.Stats.Pairs {
 			t.Fatalf("%+v: AllPairs gave %d pairs, reference %d, Stats.Pairs %d", o, len(got), len(want), res.Stats.Pairs)
 		}
-		// PairLister's ranges, produced concurrently, give the same pairs.
-		l := res.PairLister()
-		if l.Documents() != len(docs) {
-			t.Fatalf("PairLister.Documents() = %d, want %d", l.Documents(), len(docs))
-		}
-		for _, step := range []int{1, 7, 100} {
-			parts := make([][]Pair, (len(docs)+step-1)/step)
-			var wg sync.WaitGroup
-			for k := range parts {
-				wg.Go(func() {
-					for p := range l.Range(k*step, min((k+1)*step, len(docs))) {
-						parts[k] = append(parts[k], p)
-					}
-				})
-			}
-			wg.Wait()
-			if all := slices.Concat(parts...); !slices.Equal(all, got) {
-				t.Fatalf("%+v: PairLister ranges of %d gave %d pairs, not AllPairs' %d", o, step, len(all), len(got))
-			}
+		// PairLister's ranges, produced concurrently, give the same pairs,
+		// with its indexes built in one part or several.
+		for _, part := range []int{listerPart, 1, 7} {
+			checkLister(t, o, res, len(docs), got, part)
 		}
 		sh, _ := shingle.New(b.Options().Shingle)
 		var es editdist.Scratch
@@ -961,4 +946,32 @@ func BenchmarkBitmapOK(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(ys)), "ns/pair")
 	})
+}
+
+// checkLister checks that PairLister's ranges of a result of n documents,
+// produced concurrently, give the pairs want (AllPairs'), with its indexes
+// built in parts of at least part pairs on 5 processors.
+func checkLister(t *testing.T, o Options, res *Result, n int, want []Pair, part int) {
+	t.Helper()
+	defer func(p, procs int) { listerPart = p; runtime.GOMAXPROCS(procs) }(listerPart, runtime.GOMAXPROCS(5))
+	listerPart = part
+	l := res.PairLister()
+	if l.Documents() != n {
+		t.Fatalf("PairLister.Documents() = %d, want %d", l.Documents(), n)
+	}
+	for _, step := range []int{1, 7, 100} {
+		parts := make([][]Pair, (n+step-1)/step)
+		var wg sync.WaitGroup
+		for k := range parts {
+			wg.Go(func() {
+				for p := range l.Range(k*step, min((k+1)*step, n)) {
+					parts[k] = append(parts[k], p)
+				}
+			})
+		}
+		wg.Wait()
+		if all := slices.Concat(parts...); !slices.Equal(all, want) {
+			t.Fatalf("%+v, parts of %d pairs: PairLister ranges of %d gave %d pairs, not AllPairs' %d", o, part, step, len(all), len(want))
+		}
+	}
 }

@@ -3,6 +3,7 @@ package neardup
 import (
 	"iter"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -215,7 +216,7 @@ type rangeScratch struct {
 }
 
 // PairLister builds the indexes that Range reads (a pass over the
-// documents and one over Result.Pairs).
+// documents and one over Result.Pairs, on every processor).
 func (r *Result) PairLister() *PairLister {
 	v := r.v
 	n := len(v.rep)
@@ -226,6 +227,36 @@ func (r *Result) PairLister() *PairLister {
 			l.multi[c/64] |= 1 << (c % 64)
 		}
 	}
+	// The pairs in parts, on goroutines of their own (at 10M documents
+	// and 153 million pairs, two passes over them took 1.9 s on one
+	// core): fwd[c] is the first pair whose A is at least c, set by that
+	// pair; each part lists its pairs to index by B, in order.
+	pairs := r.Pairs
+	l.fwd = make([]int, n+1)
+	parts := max(1, min(runtime.GOMAXPROCS(0), len(pairs)/listerPart))
+	fromB := make([][]int, parts)
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Go(func() {
+			lo, hi := k*len(pairs)/parts, (k+1)*len(pairs)/parts
+			prev := -1
+			if lo > 0 {
+				prev = pairs[lo-1].A
+			}
+			var idx []int
+			for i, p := range pairs[lo:hi] {
+				for c := prev + 1; c <= p.A; c++ {
+					l.fwd[c] = lo + i
+				}
+				prev = p.A
+				if l.fromB(p) {
+					idx = append(idx, lo+i)
+				}
+			}
+			fromB[k] = idx
+		})
+	}
+	// The groups' members meanwhile.
 	l.off = make([]int32, n+1)
 	for _, c := range v.rep {
 		l.off[c+1]++
@@ -239,28 +270,41 @@ func (r *Result) PairLister() *PairLister {
 		l.mem[next[c]] = uint32(d)
 		next[c]++
 	}
-	l.fwd = make([]int, n+1)
+	wg.Wait()
+	last := -1
+	if len(pairs) > 0 {
+		last = pairs[len(pairs)-1].A
+	}
+	for c := last + 1; c <= n; c++ {
+		l.fwd[c] = len(pairs)
+	}
+	// The pairs indexed by B, ascending within each B.
 	l.boff = make([]int, n+1)
-	for _, p := range r.Pairs {
-		l.fwd[p.A+1]++
-		if l.fromB(p) {
-			l.boff[p.B+1]++
+	nb := 0
+	for _, idx := range fromB {
+		nb += len(idx)
+		for _, i := range idx {
+			l.boff[pairs[i].B+1]++
 		}
 	}
 	for d := range n {
-		l.fwd[d+1] += l.fwd[d]
 		l.boff[d+1] += l.boff[d]
 	}
-	l.bidx = make([]int, l.boff[n])
+	l.bidx = make([]int, nb)
 	fill := slices.Clone(l.boff[:n])
-	for i, p := range r.Pairs {
-		if l.fromB(p) {
-			l.bidx[fill[p.B]] = i
-			fill[p.B]++
+	for _, idx := range fromB {
+		for _, i := range idx {
+			b := pairs[i].B
+			l.bidx[fill[b]] = i
+			fill[b]++
 		}
 	}
 	return l
 }
+
+// listerPart is the fewest pairs PairLister hands a goroutine; tests make
+// it small.
+var listerPart = 1 << 16
 
 // Documents returns the number of documents: Range's bounds are in
 // [0, Documents()].
