@@ -614,12 +614,17 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 		st.Refine = time.Since(t0)
 	}
 
+	// The Stats are final now but for the clusters' counts, which group
+	// sets field by field: OnPairs's work may be reading the others.
+	res.Stats = st
+	if o.OnPairs != nil {
+		o.OnPairs(res)
+	}
 	t0 = time.Now()
 	b.setStage("cluster", 0)
-	b.group(res, &st)
-	st.Group = time.Since(t0)
+	b.group(res, &res.Stats)
+	res.Stats.Group = time.Since(t0)
 	b.setStage("done", 0)
-	res.Stats = st
 	return res, nil
 }
 

@@ -868,3 +868,47 @@ func BenchmarkPairListing(b *testing.B) {
 		_ = listed
 	})
 }
+
+// TestOnPairs: OnPairs is called once, before the clusters are built, with
+// the Result Run returns, its pairs and pair counts final; work it starts
+// may list the pairs while Run builds the clusters (run with -race).
+func TestOnPairs(t *testing.T) {
+	docs := corpusDocs(t, 600, 50, 41)
+	docs = append(docs, docs[3], docs[3], docs[9])
+	_, want := runBatch(t, Options{}, docs)
+	var calls int
+	var seen *Result
+	var listed []Pair
+	var counts [4]int // the pair counts of Stats, the fields OnPairs's work may read
+	done := make(chan struct{})
+	o := Options{OnPairs: func(r *Result) {
+		calls++
+		seen = r
+		if r.Clusters != nil || r.Dup != nil {
+			t.Errorf("OnPairs: clusters already built")
+		}
+		go func() {
+			defer close(done)
+			counts = [4]int{r.Stats.Pairs, r.Stats.Verified, r.Stats.CompactPairs, int(r.Stats.Candidates)}
+			l := r.PairLister()
+			for p := range l.Range(0, l.Documents()) {
+				listed = append(listed, p)
+			}
+		}()
+	}}
+	_, got := runBatch(t, o, docs)
+	<-done
+	if calls != 1 || seen != got {
+		t.Fatalf("OnPairs called %d times, with the returned Result: %v", calls, seen == got)
+	}
+	all := slices.Collect(got.AllPairs())
+	if len(all) == 0 || !slices.Equal(listed, all) {
+		t.Errorf("listed %d pairs while the clusters were built, want AllPairs' %d", len(listed), len(all))
+	}
+	if w := [4]int{want.Stats.Pairs, want.Stats.Verified, want.Stats.CompactPairs, int(want.Stats.Candidates)}; counts != w {
+		t.Errorf("Stats' pairs, verified, compact pairs, candidates at OnPairs %v, want %v", counts, w)
+	}
+	if !reflect.DeepEqual(got.Clusters, want.Clusters) || !reflect.DeepEqual(got.Dup, want.Dup) || got.Stats.Clusters != want.Stats.Clusters || got.Stats.Duplicates != want.Stats.Duplicates {
+		t.Errorf("clusters differ with OnPairs")
+	}
+}

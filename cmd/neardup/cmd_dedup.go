@@ -183,12 +183,19 @@ func dedup(ctx context.Context, e *env, f *dedupFlags, inputs []string, co corpu
 		o.Reread = &rereader{e: e, src: src, co: co}
 	}
 	defer setGoMemoryLimit(f.memoryLimit)()
+	// The pairs file is written as soon as the pairs are final, while
+	// Run builds the clusters.
+	var b *neardup.Batch
+	var early *earlyPairs
+	pr := &progress{src: src}
+	if f.pairs != "" {
+		o.OnPairs = func(res *neardup.Result) { early = startPairs(e, f.pairs, f.pairsCompact, b, res, pr) }
+	}
 	b, err := neardup.NewBatch(o)
 	if err != nil {
 		return fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
 	}
 	defer b.Close()
-	pr := &progress{src: src}
 	pr.watch(b)
 	stopProgress := startProgress(e, f.noProgress || f.quiet, pr)
 	defer stopProgress()
@@ -203,10 +210,11 @@ func dedup(ctx context.Context, e *env, f *dedupFlags, inputs []string, co corpu
 	}
 	res, err := b.Run(ctx)
 	if err != nil {
+		early.discard()
 		return err
 	}
 	tw := time.Now()
-	if err := writeOutputs(e, f, src, co, b, res, start, pr); err != nil {
+	if err := writeOutputs(e, f, src, co, b, res, early, start, pr); err != nil {
 		return err
 	}
 	writeTime := time.Since(tw)

@@ -81,10 +81,59 @@ func (p *pending) discard() {
 	}
 }
 
+// earlyPairs is the pairs file being written while Run builds the
+// clusters (Options.OnPairs).
+type earlyPairs struct {
+	out  *pending // nil if it could not be created (err)
+	err  error
+	done chan written // the writing's error and seconds
+}
+
+// written is what writing an output on a goroutine of its own hands back.
+type written struct {
+	err     error
+	seconds float64
+}
+
+// startPairs starts writing the pairs of res to path on a goroutine of its
+// own (see writePairs).
+func startPairs(e *env, path string, compact bool, b *neardup.Batch, res *neardup.Result, pr *progress) *earlyPairs {
+	out, err := openOutput(e, path)
+	if err != nil {
+		return &earlyPairs{err: err}
+	}
+	ep := &earlyPairs{out: out, done: make(chan written, 1)}
+	go func() {
+		t0 := time.Now()
+		err := writePairs(out.w, b, res, compact, pr)
+		ep.done <- written{err, time.Since(t0).Seconds()}
+	}()
+	return ep
+}
+
+// wait returns the early writing's result once it is done (nil: none was
+// started).
+func (ep *earlyPairs) wait() written {
+	if ep.err != nil {
+		return written{err: ep.err}
+	}
+	return <-ep.done
+}
+
+// discard waits for the writing and discards the file; nil does nothing.
+func (ep *earlyPairs) discard() {
+	if ep == nil || ep.out == nil {
+		return
+	}
+	<-ep.done
+	ep.out.discard()
+}
+
 // writeOutputs writes every requested output to a temporary file, then
-// renames them all; on any error none is renamed. start is when the run
+// renames them all; on any error none is renamed. early is the pairs file
+// if it is being written already (nil otherwise). start is when the run
 // began, for the report's timing; pr shows how the writing goes.
-func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *neardup.Batch, res *neardup.Result, start time.Time, pr *progress) (err error) {
+func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *neardup.Batch, res *neardup.Result, early *earlyPairs, start time.Time, pr *progress) (err error) {
 	began := time.Now()
 	var outs []*pending
 	defer func() {
@@ -102,9 +151,16 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 		return p, err
 	}
 	// The time of each output written before --stats, which reports it.
-	written := map[string]float64{}
+	times := map[string]float64{}
 	var pairsOut, clustersOut *pending
-	if f.pairs != "" {
+	switch {
+	case early != nil:
+		if early.out == nil {
+			return early.err
+		}
+		pairsOut = early.out
+		outs = append(outs, pairsOut)
+	case f.pairs != "":
 		if pairsOut, err = open(f.pairs); err != nil {
 			return err
 		}
@@ -118,31 +174,33 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 	// pairs, whose formatting leaves part of a core idle (at 10M
 	// documents the clusters took 1.3-2.4 s after the pairs' 20); both
 	// are done before any error is returned.
-	type done struct {
-		err     error
-		seconds float64
-	}
-	var clusters chan done
+	var clusters chan written
 	if clustersOut != nil {
-		clusters = make(chan done, 1)
+		clusters = make(chan written, 1)
 		if pairsOut == nil {
 			pr.set("writing clusters", 0)
 		}
 		go func() {
 			t0 := time.Now()
 			err := writeClusters(clustersOut.w, b, res)
-			clusters <- done{err, time.Since(t0).Seconds()}
+			clusters <- written{err, time.Since(t0).Seconds()}
 		}()
 	}
 	if pairsOut != nil {
-		t0 := time.Now()
-		err := writePairs(pairsOut.w, b, res, f.pairsCompact, pr)
-		written["write_pairs"] = time.Since(t0).Seconds()
-		if err != nil {
+		var d written
+		if early != nil {
+			d = early.wait()
+		} else {
+			t0 := time.Now()
+			d.err = writePairs(pairsOut.w, b, res, f.pairsCompact, pr)
+			d.seconds = time.Since(t0).Seconds()
+		}
+		times["write_pairs"] = d.seconds
+		if d.err != nil {
 			if clusters != nil {
 				<-clusters
 			}
-			return writeErr(pairsOut.name, err)
+			return writeErr(pairsOut.name, d.err)
 		}
 	}
 	if clusters != nil {
@@ -150,7 +208,7 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 		if d.err != nil {
 			return writeErr(clustersOut.name, d.err)
 		}
-		written["write_clusters"] = d.seconds
+		times["write_clusters"] = d.seconds
 	}
 	if f.output != "" {
 		pr.set("writing the deduplicated corpus", int64(len(res.Dup)))
@@ -167,7 +225,7 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 		if err != nil {
 			return err
 		}
-		if err := writeStats(p.w, src, b, res, written); err != nil {
+		if err := writeStats(p.w, src, b, res, times); err != nil {
 			return writeErr(p.name, err)
 		}
 	}
