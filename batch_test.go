@@ -576,7 +576,7 @@ func TestSortedPairs(t *testing.T) {
 				}
 				return x.B - y.B
 			})
-			got, gotNV := sortedPairs(found, rep, workers)
+			got, gotNV := sortedPairs(found, rep, workers, nil)
 			if gotNV != nv || !slices.Equal(got, want) {
 				t.Fatalf("%d documents, %d workers: %d pairs (%d verified), want %d (%d)", nd, workers, len(got), gotNV, len(want), nv)
 			}

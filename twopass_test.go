@@ -78,8 +78,13 @@ func TestTwoPassSameAsOnePass(t *testing.T) {
 			if c.name == "chunks-of-3" {
 				// Many small chunks of the second pass and many small
 				// blocks of its layout, on more workers than cores.
-				defer func(n int, b uint32, g int) { rereadChunkDocs, layoutBlock, groupChunk = n, b, g }(rereadChunkDocs, layoutBlock, groupChunk)
-				rereadChunkDocs, layoutBlock, groupChunk = 3, 3, 3
+				defer func(n int, b uint32, g, p int) {
+					rereadChunkDocs, layoutBlock, groupChunk, pairPagesBlock = n, b, g, p
+				}(rereadChunkDocs, layoutBlock, groupChunk, pairPagesBlock)
+				// The verified pairs' lists in blocks of 2 pairs, lent
+				// by the sets verified (overwritten if a set is read
+				// after it).
+				rereadChunkDocs, layoutBlock, groupChunk, pairPagesBlock = 3, 3, 3, 2
 				// Sets released as the blocks are verified are
 				// overwritten: a set read after its release changes
 				// the pairs.
