@@ -14,8 +14,9 @@
 #   MAX_BUCKET=5000 bench/run.sh 10000000   # dedup --max-bucket (default 2000; same pairs, other work)
 #
 # A second table gives each run's stages in seconds, from dedup --stats
-# (wall time of each stage; read+shingle overlaps the reading; w_pairs and
-# w_clusters: writing the pairs and clusters files, at the same time).
+# (wall time of each stage; read+shingle overlaps the reading; w_pairs:
+# writing the pairs file, from the moment the pairs are final, while the
+# clusters are built; w_clusters: the clusters file, beside the pairs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")
