@@ -78,6 +78,9 @@ func TestSetHashes(t *testing.T) {
 		if h := k.setHash(set); h != a {
 			t.Fatalf("%d elements: setHash %#x, setHashes' first %#x", n, h, a)
 		}
+		if h := setSum(set, k[2], k[3], 0xc2b2ae3d27d4eb4f); h != b {
+			t.Fatalf("%d elements: setSum %#x, setHashes' second %#x", n, h, b)
+		}
 		r.Shuffle(len(set), func(i, j int) { set[i], set[j] = set[j], set[i] })
 		if a2, b2 := k.setHashes(set); a2 != a || b2 != b {
 			t.Fatalf("%d elements: the hashes depend on the order", n)
@@ -974,4 +977,19 @@ func checkLister(t *testing.T, o Options, res *Result, n int, want []Pair, part 
 			t.Fatalf("%+v, parts of %d pairs: PairLister ranges of %d gave %d pairs, not AllPairs' %d", o, part, step, len(all), len(want))
 		}
 	}
+}
+
+func BenchmarkSetHashes(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	set := make([]uint64, 250)
+	for i := range set {
+		set[i] = r.Uint64()
+	}
+	k := newSetKey()
+	var sink uint64
+	for b.Loop() {
+		a, c := k.setHashes(set)
+		sink += a ^ c
+	}
+	_ = sink
 }

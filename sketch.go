@@ -84,7 +84,20 @@ func newSetKey() setKey {
 // does not allocate. The hashes are internal to one Batch: nothing stores
 // them.
 func (k *setKey) setHashes(set []uint64) (fp, fp2 uint64) {
-	return k.setHash(set), setSum(set, k[2], k[3], 0xc2b2ae3d27d4eb4f)
+	if len(set) == 0 {
+		return 0, 0 // setHash's 0, and setSum's mix64(0)
+	}
+	// setHash and setSum, in one loop: its two products a value are
+	// independent, where each loop alone waits on its one.
+	var s1, s2 uint64
+	for _, x := range set {
+		h1, l1 := bits.Mul64(x^k[0], k[1])
+		h2, l2 := bits.Mul64(x^k[2], k[3])
+		s1 += h1 ^ l1
+		s2 += h2 ^ l2
+	}
+	n := uint64(len(set))
+	return mix64(s1+n*0x9e3779b97f4a7c15) | 1, mix64(s2 + n*0xc2b2ae3d27d4eb4f)
 }
 
 // setHash is setHashes' first hash alone: what one pass, which compares
