@@ -2061,8 +2061,8 @@ func parallel(w, n, block int, fn func(lo, hi int)) {
 // done. The lists' blocks (block) are carved from the freed range; drop
 // gives a block's pages back once its pairs are sorted out, and close
 // what was never lent. The arena stays mapped while pairPages is
-// reachable. Methods other than drop and close are safe for concurrent
-// use; a nil *pairPages lends nothing.
+// reachable: the lists' blocks must not be read once it is not. Its
+// methods are safe for concurrent use; a nil *pairPages lends nothing.
 type pairPages struct {
 	arena  *sigArena
 	vals   []uint64
@@ -2120,8 +2120,7 @@ func (p *pairPages) close() {
 }
 
 // drop gives back the pages of blk if it is a block p lent (else, a
-// block of the heap, it does nothing). It may be called concurrently for
-// different blocks.
+// block of the heap, it does nothing).
 func (p *pairPages) drop(blk []verified) {
 	if p == nil || cap(blk) == 0 {
 		return

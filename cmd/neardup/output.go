@@ -87,6 +87,7 @@ type earlyPairs struct {
 	out  *pending // nil if it could not be created (err)
 	err  error
 	done chan written // the writing's error and seconds
+	got  *written     // what done gave, once received
 }
 
 // written is what writing an output on a goroutine of its own hands back.
@@ -111,13 +112,17 @@ func startPairs(e *env, path string, compact bool, b *neardup.Batch, res *neardu
 	return ep
 }
 
-// wait returns the early writing's result once it is done (nil: none was
-// started).
+// wait returns the writing's result once it is done, or the error that
+// kept it from starting. It may be called again.
 func (ep *earlyPairs) wait() written {
 	if ep.err != nil {
 		return written{err: ep.err}
 	}
-	return <-ep.done
+	if ep.got == nil {
+		d := <-ep.done
+		ep.got = &d
+	}
+	return *ep.got
 }
 
 // discard waits for the writing and discards the file; nil does nothing.
@@ -125,7 +130,7 @@ func (ep *earlyPairs) discard() {
 	if ep == nil || ep.out == nil {
 		return
 	}
-	<-ep.done
+	ep.wait()
 	ep.out.discard()
 }
 
@@ -138,6 +143,9 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 	var outs []*pending
 	defer func() {
 		if err != nil {
+			if early != nil && early.out != nil {
+				early.wait() // its goroutine is done with the file
+			}
 			for _, p := range outs {
 				p.discard()
 			}
