@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/neardup/neardup/lsh"
@@ -87,17 +88,18 @@ func TestTwoPassSameAsOnePass(t *testing.T) {
 				rereadChunkDocs, layoutBlock, groupChunk, pairPagesBlock = 3, 3, 3, 2
 				// Sets released as the blocks are verified are
 				// overwritten: a set read after its release changes
-				// the pairs.
-				released := 0
+				// the pairs. (Lent blocks are released on the sorting
+				// goroutines: the count is atomic.)
+				var released atomic.Int64
 				defer func(f func(*sigArena, []uint64, int, int)) { releaseSets = f }(releaseSets)
 				releaseSets = func(_ *sigArena, vals []uint64, from, to int) {
 					for i := range vals[from:to] {
 						vals[from+i] = uint64(i) * 0x9e3779b97f4a7c15
 					}
-					released += to - from
+					released.Add(int64(to - from))
 				}
 				defer func() {
-					if released == 0 {
+					if released.Load() == 0 {
 						t.Error("no set was released")
 					}
 				}()
