@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/neardup/neardup/internal/editdist"
 	"github.com/neardup/neardup/internal/prefetch"
@@ -51,52 +50,40 @@ func (b *Batch) group(res *Result, st *Stats) {
 		at[ci+1] = at[ci] + len(g.Members)
 	}
 	backing := make([]Member, at[len(groups)])
-	chunk := groupChunk
-	workers := max(1, min(b.o.Workers, len(groups)/chunk))
-	per := make([]clusterCounts, workers)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			c := &per[w]
-			var es editdist.Scratch
-			for {
-				lo := int(next.Add(int64(chunk))) - chunk
-				if lo >= len(groups) {
-					return
-				}
-				for ci := lo; ci < min(lo+chunk, len(groups)); ci++ {
-					b.groupMembers(res, ci, groups[ci], backing[at[ci]:at[ci+1]:at[ci+1]], &es, c)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	for _, c := range per {
+	// Each range of clusters counts on its own, added up under mu (as
+	// refine, a Scratch a range).
+	var mu sync.Mutex
+	workers := max(1, min(b.o.Workers, len(groups)/groupChunk))
+	parallel(workers, len(groups), groupChunk, func(lo, hi int) {
+		var c clusterCounts
+		var es editdist.Scratch
+		for ci := lo; ci < hi; ci++ {
+			b.groupMembers(res, ci, groups[ci], backing[at[ci]:at[ci+1]:at[ci+1]], &es, &c)
+		}
+		mu.Lock()
+		defer mu.Unlock()
 		st.Review += c.review
 		st.ReviewDocs += c.reviewDocs
 		st.Duplicates += c.dups
 		st.BelowClusters += c.below
 		st.LargestCluster = max(st.LargestCluster, c.largest)
-	}
+	})
 	st.Clusters = len(groups)
 }
 
-// groupChunk is how many clusters a worker of group takes at a time (and
-// the fewest a worker is started for); tests make it small.
+// groupChunk is how many clusters group hands a worker at a time (and the
+// fewest a worker is started for); tests make it small.
 var groupChunk = 256
 
-// clusterCounts is what one worker of group counts, on cache lines of its
-// own.
+// clusterCounts is what group counts of a range of clusters.
 type clusterCounts struct {
 	review, reviewDocs, dups, below, largest int
-	_                                        [128 - 40]byte
 }
 
 // groupMembers makes cluster ci of res from g, its members in members
 // (len(g.Members) of them), marks its dropped documents in res.Dup and
 // counts it in c. Clusters are independent: it runs on many goroutines,
-// one cluster each, with a Scratch each.
+// each with its own es and c.
 func (b *Batch) groupMembers(res *Result, ci int, g Group, members []Member, es *editdist.Scratch, c *clusterCounts) {
 	v := res.v
 	r := g.Representative
