@@ -313,8 +313,8 @@ func components(n int, pairs map[pair]bool) []int {
 
 func testAgainstReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	saved := scanChunk
-	defer func() { scanChunk = saved }()
+	saved, savedMin := scanChunk, sharedMin
+	defer func() { scanChunk, sharedMin = saved, savedMin }()
 	shapes := []struct{ slots, b, r, alphabet int }{
 		{4, 4, 1, 8}, {8, 4, 2, 3}, {12, 3, 3, 2}, {16, 5, 3, 2}, {10, 2, 5, 2}, {9, 1, 9, 2},
 		{70, 70, 1, 5},                  // more than 64 bands: two words of chained-bucket bits
@@ -336,6 +336,9 @@ func testAgainstReference(t *testing.T) {
 					// chunks that start inside a bucket, and workers that
 					// scan each other's bands.
 					scanChunk = []int{saved, 1, 2, 3}[(n+workers+maxBucket)%4]
+					// Every other run sorts only the records whose key
+					// may be shared (bandWorker.shared).
+					sharedMin = []int{savedMin, 2}[(n+workers+maxBucket+mb.agree)%2]
 					c := &Candidates{
 						Params:    Params{sh.b, sh.r},
 						Slots:     sh.slots,
@@ -378,6 +381,59 @@ func testAgainstReference(t *testing.T) {
 }
 
 func TestRunAgainstReference(t *testing.T) { testAgainstReference(t) }
+
+// TestShared: bandWorker.shared keeps, in their order, every record whose
+// key another record has, and of the others only those whose top bits
+// another key has (about one in eight), on random keys with shared ones
+// planted, a pair and runs of up to 5; and every record when the keys
+// differ only in bits below the table's.
+func TestShared(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{sharedMin, 3 * sharedMin} {
+		ents := make([]entry, n)
+		for i := range ents {
+			ents[i] = entry{key: rng.Uint64(), id: uint32(i), third: rng.Uint32()}
+		}
+		for range n / 20 {
+			k := ents[rng.IntN(n)].key
+			for range 1 + rng.IntN(4) {
+				ents[rng.IntN(n)].key = k
+			}
+		}
+		count := map[uint64]int{}
+		for _, e := range ents {
+			count[e.key]++
+		}
+		in := slices.Clone(ents)
+		var bw bandWorker
+		got := bw.shared(ents)
+		k, unique := 0, 0
+		for _, e := range in {
+			if k < len(got) && got[k] == e {
+				k++
+				if count[e.key] == 1 {
+					unique++
+				}
+				continue
+			}
+			if count[e.key] > 1 {
+				t.Fatalf("n=%d: record %d, whose key %d others have, left out", n, e.id, count[e.key]-1)
+			}
+		}
+		if k != len(got) {
+			t.Fatalf("n=%d: %d records kept are not the input's, in order", n, len(got)-k)
+		}
+		if frac := float64(unique) / float64(n); frac > 0.2 {
+			t.Errorf("n=%d: %.3f of the records are kept with keys of their own, want about 1/8", n, frac)
+		}
+		for i := range in {
+			in[i].key &= 1<<40 - 1
+		}
+		if got := bw.shared(slices.Clone(in)); len(got) != n {
+			t.Errorf("n=%d: keys equal in their top bits: %d records kept", n, len(got))
+		}
+	}
+}
 
 // Narrowing the key to 2 bits makes almost every band key collide, which
 // drives every bucket through the value-verification path.
