@@ -476,7 +476,7 @@ type bandWorker struct {
 	gather []uint32      // agreeing(): a chained bucket's signatures
 	masks  []uint64      // bucketComp(): equality bits of band values
 	js     []uint32      // a member's reported partners, for Candidates.Row
-	seen   []uint64      // shared(): the table of top bits seen
+	seen   []uint64      // sortShared(): keepShared's table
 	stats  Stats
 	ctx    context.Context
 	stop   *atomic.Bool // set when ctx is done: every worker stops
@@ -528,7 +528,7 @@ func (bw *bandWorker) band(band int) {
 	// others are buckets of one, which report nothing. The sort is stable
 	// and the records were filled (and kept) in id order, so runs of
 	// equal keys come out in ascending id order.
-	sorted := radixSort(bw.shared(ents), bw.tmp)
+	sorted := sortShared(ents, bw.tmp, &bw.seen)
 	bw.number(sorted, band)
 	if bw.sh.large != nil {
 		bw.mark(sorted, band)
@@ -545,43 +545,39 @@ func (bw *bandWorker) band(band int) {
 }
 
 // sharedMin is the number of records from which band sorts only those
-// whose key may be shared (bandWorker.shared); below it, all of them. (A
+// whose key may be shared (sortShared); below it, all of them. (A
 // variable: tests lower it.)
 var sharedMin = 1 << 16
 
-// shared moves to the front of ents, in their order, the records whose
+// keepShared moves to the front of ents, in their order, the records whose
 // key may be another record's too, and returns them: every record whose
 // key is shared, and a few whose key is not (about one in eight: those
-// whose key's top bits are another key's). A table of two bits for each
-// value of the top bits (at least eight values a record: seen once, seen
-// again) is filled in one pass and read in a second. On the 1M benchmark
-// corpus about a fifth of a band's records are in buckets of more than
-// one, so the sort and numbering that follow see about a third of them.
-// Keys narrowed by keyMask share their top bits: then nothing is left
-// out, which is slower, never wrong.
-func (bw *bandWorker) shared(ents []entry) []entry {
-	if len(ents) < sharedMin {
-		return ents
-	}
+// whose key's top bits, below the first skip, are another key's). A table
+// of two bits for each value of those bits (at least eight values a
+// record: seen once, seen again), in *seen (grown as needed), is filled in
+// one pass and read in a second. Keys narrowed by keyMask share their top
+// bits: then nothing is left out, which is slower, never wrong.
+func keepShared(ents []entry, skip uint, seen *[]uint64) []entry {
 	lg := max(bits.Len(uint(len(ents)))+3, 6) // a word of each at least
-	shift := uint(64 - lg)
-	// seen and again of top bits h are bits h%64 of words 2(h/64) and
+	shift := 64 - skip - uint(lg)
+	mask := uint64(1)<<lg - 1
+	// seen and again of value h are bits h%64 of words 2(h/64) and
 	// 2(h/64)+1: one cache line for both.
 	words := 2 << lg / 64
-	if cap(bw.seen) < words {
-		bw.seen = make([]uint64, words)
+	if cap(*seen) < words {
+		*seen = make([]uint64, words)
 	}
-	t := bw.seen[:words]
+	t := (*seen)[:words]
 	clear(t)
 	for _, e := range ents {
-		h := e.key >> shift
+		h := e.key >> shift & mask
 		w, bit := 2*(h/64), uint64(1)<<(h%64)
 		t[w+1] |= t[w] & bit
 		t[w] |= bit
 	}
 	m := 0
 	for _, e := range ents {
-		h := e.key >> shift
+		h := e.key >> shift & mask
 		if t[2*(h/64)+1]&(1<<(h%64)) != 0 {
 			ents[m] = e
 			m++
@@ -589,6 +585,36 @@ func (bw *bandWorker) shared(ents []entry) []entry {
 	}
 	return ents[:m]
 }
+
+// sortShared is radixSort of the records of a whose key may be shared
+// (keepShared; all of them below sharedMin records), in a, tmp (same
+// length) as scratch and seen as keepShared's table: the buckets of one
+// member, most of a band, are not sorted or numbered. On the 1M benchmark
+// corpus about a fifth of a band's records are in buckets of more than
+// one, so the sort sees about a third of them. Up to sharedOnce records
+// one table filters them all before the sort (at most 4 MB); from there
+// on the records are first distributed by their top bits (sortTopMSD)
+// and each part is filtered on its own, with a table that stays in cache.
+// BenchmarkSort/band* (2026-11-27, AMD EPYC, a fifth of the records in
+// buckets of 2 to 9, three runs each; the times include a copy of the
+// records): 1M records 11.1-11.2 ms with one table, 11.4-11.5 with a
+// table a part, 13.6-13.7 sorting every record; 10M 359-369 ms with one
+// table (32 MB), 115-116 with a table a part, 123-137 every record.
+func sortShared(a, tmp []entry, seen *[]uint64) []entry {
+	switch {
+	case len(a) < sharedMin:
+	case len(a) < sharedOnce:
+		a = keepShared(a, 0, seen)
+	default:
+		return sortRuns(sortTopMSD(a, tmp[:len(a)], seen), a)
+	}
+	return radixSort(a, tmp)
+}
+
+// sharedOnce is the number of records from which sortShared filters the
+// parts of sortTopMSD rather than all records at once. (A variable: tests
+// lower it.)
+var sharedOnce = 1 << 21
 
 // scan takes chunks of band's sorted records (shared.scans) until none is
 // left and pairs the buckets that start in each (a record starts its
@@ -1047,7 +1073,7 @@ func radixSort(a, tmp []entry) []entry {
 	}
 	var s []entry
 	if len(a) >= msdMin {
-		s = sortTopMSD(a, tmp[:len(a)])
+		s = sortTopMSD(a, tmp[:len(a)], nil)
 	} else {
 		s = radixPasses(a, tmp[:len(a)], 64-radixTop, 64)
 	}
@@ -1055,6 +1081,13 @@ func radixSort(a, tmp []entry) []entry {
 	if &s[0] == &other[0] {
 		other = a
 	}
+	return sortRuns(s, other)
+}
+
+// sortRuns sorts each run of records of s whose keys agree on their top
+// radixTop bits (s is sorted on those) on the rest of the key, with
+// other (at least as long, not overlapping s) as scratch, and returns s.
+func sortRuns(s, other []entry) []entry {
 	for lo := 0; lo < len(s); {
 		top := s[lo].key >> (64 - radixTop)
 		hi, same := lo+1, true
@@ -1086,8 +1119,11 @@ const (
 // enough to stay in cache, is sorted on the rest of the radixTop bits by
 // LSD passes of 9 bits. On large inputs every pass of radixPasses
 // scattered records over 2048 places in memory far apart, a cache and
-// TLB miss each; here only the first pass does, over 256.
-func sortTopMSD(a, tmp []entry) []entry {
+// TLB miss each; here only the first pass does, over 256. With seen not
+// nil, only each part's records whose key may be shared are kept
+// (keepShared, with seen as its table), and the sorted records are
+// tmp[:m], the m kept, in key order as well.
+func sortTopMSD(a, tmp []entry, seen *[]uint64) []entry {
 	const buckets = 1 << msdBits
 	var count [buckets + 1]int
 	for _, e := range a {
@@ -1108,8 +1144,17 @@ func sortTopMSD(a, tmp []entry) []entry {
 		rest   = radixTop - msdBits
 		passes = (rest + bits - 1) / bits
 	)
+	out := 0 // with seen: the records kept so far, tmp[:out]
 	for d := range buckets {
 		part, other := tmp[start[d]:start[d+1]], a[start[d]:start[d+1]]
+		if seen != nil {
+			part = keepShared(part, msdBits, seen)
+			other = other[:len(part)]
+			if len(part) < 2 {
+				out += copy(tmp[out:], part)
+				continue
+			}
+		}
 		if len(part) < 2 {
 			continue
 		}
@@ -1126,9 +1171,16 @@ func sortTopMSD(a, tmp []entry) []entry {
 				src, dst = dst, src
 			}
 		}
-		if &src[0] != &part[0] {
+		switch {
+		case seen != nil:
+			// Left of part, or part itself: no later part is touched.
+			out += copy(tmp[out:], src)
+		case &src[0] != &part[0]:
 			copy(part, src)
 		}
+	}
+	if seen != nil {
+		return tmp[:out]
 	}
 	return tmp
 }

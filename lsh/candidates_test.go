@@ -313,8 +313,8 @@ func components(n int, pairs map[pair]bool) []int {
 
 func testAgainstReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	saved, savedMin := scanChunk, sharedMin
-	defer func() { scanChunk, sharedMin = saved, savedMin }()
+	saved, savedMin, savedOnce := scanChunk, sharedMin, sharedOnce
+	defer func() { scanChunk, sharedMin, sharedOnce = saved, savedMin, savedOnce }()
 	shapes := []struct{ slots, b, r, alphabet int }{
 		{4, 4, 1, 8}, {8, 4, 2, 3}, {12, 3, 3, 2}, {16, 5, 3, 2}, {10, 2, 5, 2}, {9, 1, 9, 2},
 		{70, 70, 1, 5},                  // more than 64 bands: two words of chained-bucket bits
@@ -337,8 +337,10 @@ func testAgainstReference(t *testing.T) {
 					// scan each other's bands.
 					scanChunk = []int{saved, 1, 2, 3}[(n+workers+maxBucket)%4]
 					// Every other run sorts only the records whose key
-					// may be shared (bandWorker.shared).
+					// may be shared (sortShared), with one table or one
+					// for each part of the top bits.
 					sharedMin = []int{savedMin, 2}[(n+workers+maxBucket+mb.agree)%2]
+					sharedOnce = []int{savedOnce, 3}[(n+workers+mb.agree)%3%2]
 					c := &Candidates{
 						Params:    Params{sh.b, sh.r},
 						Slots:     sh.slots,
@@ -382,7 +384,65 @@ func testAgainstReference(t *testing.T) {
 
 func TestRunAgainstReference(t *testing.T) { testAgainstReference(t) }
 
-// TestShared: bandWorker.shared keeps, in their order, every record whose
+// TestSortShared: sortShared returns, sorted by key and stably, every
+// record whose key another record has and no record twice, with one
+// table (below sharedOnce records) and with a table for each part of the
+// top bits; with keys that differ only below the tables' bits, every
+// record.
+func TestSortShared(t *testing.T) {
+	defer func(m, o int) { sharedMin, sharedOnce = m, o }(sharedMin, sharedOnce)
+	rng := rand.New(rand.NewPCG(9, 10))
+	var seen []uint64
+	for _, n := range []int{0, 1, 2, 3, 50, 1000, 70_000, 300_000} {
+		for _, narrow := range []bool{false, true} {
+			for _, once := range []int{2, 1 << 30} {
+				sharedMin, sharedOnce = 2, once
+				in := make([]entry, n)
+				for i := range in {
+					in[i] = entry{key: rng.Uint64(), id: uint32(i), third: rng.Uint32()}
+					if narrow {
+						in[i].key &= 1<<20 - 1
+					}
+				}
+				for range n / 10 {
+					k := in[rng.IntN(n)].key
+					for range 1 + rng.IntN(3) {
+						in[rng.IntN(n)].key = k
+					}
+				}
+				count := map[uint64]int{}
+				for _, e := range in {
+					count[e.key]++
+				}
+				name := fmt.Sprintf("n=%d narrow=%v sharedOnce=%d", n, narrow, once)
+				got := sortShared(slices.Clone(in), make([]entry, n), &seen)
+				ids := map[uint32]bool{}
+				for k, e := range got {
+					if e != in[e.id] || ids[e.id] {
+						t.Fatalf("%s: record %d is %+v, not an input record or given twice", name, k, e)
+					}
+					ids[e.id] = true
+					if k > 0 && (got[k-1].key > e.key || got[k-1].key == e.key && got[k-1].id > e.id) {
+						t.Fatalf("%s: records %d and %d out of order", name, k-1, k)
+					}
+				}
+				for _, e := range in {
+					if count[e.key] > 1 && !ids[e.id] {
+						t.Fatalf("%s: record %d, whose key %d others have, left out", name, e.id, count[e.key]-1)
+					}
+				}
+				if narrow && n >= 1000 && len(got) != n {
+					t.Errorf("%s: %d records kept", name, len(got))
+				}
+				if !narrow && n >= 1000 && len(got) > n/2 {
+					t.Errorf("%s: %d records kept: the filter leaves out few", name, len(got))
+				}
+			}
+		}
+	}
+}
+
+// TestShared: keepShared keeps, in their order, every record whose
 // key another record has, and of the others only those whose top bits
 // another key has (about one in eight), on random keys with shared ones
 // planted, a pair and runs of up to 5; and every record when the keys
@@ -405,8 +465,8 @@ func TestShared(t *testing.T) {
 			count[e.key]++
 		}
 		in := slices.Clone(ents)
-		var bw bandWorker
-		got := bw.shared(ents)
+		var seen []uint64
+		got := keepShared(ents, 0, &seen)
 		k, unique := 0, 0
 		for _, e := range in {
 			if k < len(got) && got[k] == e {
@@ -429,7 +489,7 @@ func TestShared(t *testing.T) {
 		for i := range in {
 			in[i].key &= 1<<40 - 1
 		}
-		if got := bw.shared(slices.Clone(in)); len(got) != n {
+		if got := keepShared(slices.Clone(in), 0, &seen); len(got) != n {
 			t.Errorf("n=%d: keys equal in their top bits: %d records kept", n, len(got))
 		}
 	}

@@ -158,7 +158,7 @@ func BenchmarkLargeBucket(b *testing.B) {
 // BenchmarkSort compares the LSD radix sort Run uses with slices.SortFunc
 // on the same (key, id) records.
 func BenchmarkSort(b *testing.B) {
-	for _, n := range []int{100_000, 1_000_000} {
+	for _, n := range []int{100_000, 1_000_000, 10_000_000} {
 		rng := rand.New(rand.NewPCG(5, 6))
 		src := make([]entry, n)
 		for i := range src {
@@ -172,6 +172,47 @@ func BenchmarkSort(b *testing.B) {
 				radixSort(a, tmp)
 			}
 		})
+		// A band as on the 1M benchmark corpus: a fifth of the records
+		// in buckets (of 2 to 9 here), the rest alone; sorted as band
+		// sorts it, only the records whose key may be shared.
+		band := slices.Clone(src)
+		for i := 0; i < n/5; {
+			m := min(2+rng.IntN(8), n/5-i)
+			for k := range m {
+				band[rng.IntN(n)].key = src[i].key
+				_ = k
+			}
+			i += m
+		}
+		var seen []uint64
+		b.Run(fmt.Sprintf("band/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				copy(a, band)
+				radixSort(a, tmp)
+			}
+		})
+		b.Run(fmt.Sprintf("band-shared/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				copy(a, band)
+				sortShared(a, tmp, &seen)
+			}
+		})
+		// The other way of sortShared: one table for all or one a part.
+		b.Run(fmt.Sprintf("band-one-table/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				copy(a, band)
+				radixSort(keepShared(a, 0, &seen), tmp)
+			}
+		})
+		b.Run(fmt.Sprintf("band-table-a-part/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				copy(a, band)
+				sortRuns(sortTopMSD(a, tmp, &seen), a)
+			}
+		})
+		if n > 1_000_000 {
+			continue
+		}
 		b.Run(fmt.Sprintf("slices.SortFunc/n=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
