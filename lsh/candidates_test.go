@@ -384,6 +384,27 @@ func testAgainstReference(t *testing.T) {
 
 func TestRunAgainstReference(t *testing.T) { testAgainstReference(t) }
 
+// plantedEntries returns n records with ids 0..n-1 and random keys (ANDed
+// with mask), of which plant keys are given to 1 to most other records
+// too, and the number of records with each key.
+func plantedEntries(rng *rand.Rand, n, plant, most int, mask uint64) ([]entry, map[uint64]int) {
+	ents := make([]entry, n)
+	for i := range ents {
+		ents[i] = entry{key: rng.Uint64() & mask, id: uint32(i), third: rng.Uint32()}
+	}
+	for range plant {
+		k := ents[rng.IntN(n)].key
+		for range 1 + rng.IntN(most) {
+			ents[rng.IntN(n)].key = k
+		}
+	}
+	count := map[uint64]int{}
+	for _, e := range ents {
+		count[e.key]++
+	}
+	return ents, count
+}
+
 // TestSortShared: sortShared returns, sorted by key and stably, every
 // record whose key another record has and no record twice, with one
 // table (below sharedOnce records) and with a table for each part of the
@@ -397,23 +418,11 @@ func TestSortShared(t *testing.T) {
 		for _, narrow := range []bool{false, true} {
 			for _, once := range []int{2, 1 << 30} {
 				sharedMin, sharedOnce = 2, once
-				in := make([]entry, n)
-				for i := range in {
-					in[i] = entry{key: rng.Uint64(), id: uint32(i), third: rng.Uint32()}
-					if narrow {
-						in[i].key &= 1<<20 - 1
-					}
+				mask := ^uint64(0)
+				if narrow {
+					mask = 1<<20 - 1
 				}
-				for range n / 10 {
-					k := in[rng.IntN(n)].key
-					for range 1 + rng.IntN(3) {
-						in[rng.IntN(n)].key = k
-					}
-				}
-				count := map[uint64]int{}
-				for _, e := range in {
-					count[e.key]++
-				}
+				in, count := plantedEntries(rng, n, n/10, 3, mask)
 				name := fmt.Sprintf("n=%d narrow=%v sharedOnce=%d", n, narrow, once)
 				got := sortShared(slices.Clone(in), make([]entry, n), &seen)
 				ids := map[uint32]bool{}
@@ -450,21 +459,8 @@ func TestSortShared(t *testing.T) {
 func TestShared(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{sharedMin, 3 * sharedMin} {
-		ents := make([]entry, n)
-		for i := range ents {
-			ents[i] = entry{key: rng.Uint64(), id: uint32(i), third: rng.Uint32()}
-		}
-		for range n / 20 {
-			k := ents[rng.IntN(n)].key
-			for range 1 + rng.IntN(4) {
-				ents[rng.IntN(n)].key = k
-			}
-		}
-		count := map[uint64]int{}
-		for _, e := range ents {
-			count[e.key]++
-		}
-		in := slices.Clone(ents)
+		in, count := plantedEntries(rng, n, n/20, 4, ^uint64(0))
+		ents := slices.Clone(in)
 		var seen []uint64
 		got := keepShared(ents, 0, &seen)
 		k, unique := 0, 0
