@@ -545,9 +545,10 @@ func (bw *bandWorker) band(band int) {
 }
 
 // sharedMin is the number of records from which band sorts only those
-// whose key may be shared (sortShared); below it, all of them. (A
-// variable: tests lower it.)
-var sharedMin = 1 << 16
+// whose key may be shared (sortShared); below it, all of them. From
+// sharedOnce records sortShared filters the parts of sortTopMSD rather
+// than all records at once. (Variables: tests lower them.)
+var sharedMin, sharedOnce = 1 << 16, 1 << 21
 
 // keepShared moves to the front of ents, in their order, the records whose
 // key may be another record's too, and returns them: every record whose
@@ -610,11 +611,6 @@ func sortShared(a, tmp []entry, seen *[]uint64) []entry {
 	}
 	return radixSort(a, tmp)
 }
-
-// sharedOnce is the number of records from which sortShared filters the
-// parts of sortTopMSD rather than all records at once. (A variable: tests
-// lower it.)
-var sharedOnce = 1 << 21
 
 // scan takes chunks of band's sorted records (shared.scans) until none is
 // left and pairs the buckets that start in each (a record starts its
@@ -1148,12 +1144,10 @@ func sortTopMSD(a, tmp []entry, seen *[]uint64) []entry {
 	for d := range buckets {
 		part, other := tmp[start[d]:start[d+1]], a[start[d]:start[d+1]]
 		if seen != nil {
+			// A record kept alone in its part shares its key with no
+			// other (equal keys fall in one part): it is left out too.
 			part = keepShared(part, msdBits, seen)
 			other = other[:len(part)]
-			if len(part) < 2 {
-				out += copy(tmp[out:], part)
-				continue
-			}
 		}
 		if len(part) < 2 {
 			continue
