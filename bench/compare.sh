@@ -22,13 +22,16 @@ shift $(($# < 3 ? $# : 3))
 extra=("$@")
 data=bench/data
 mkdir -p "$data"
-go build -o "$data/neardup" ./cmd/neardup
+# Each build with its tree's profile for profile-guided optimisation, if
+# it has one (bench/pgo.sh), as bench/run.sh builds.
+pgo() { if [ -f "$1/cmd/neardup/neardup.pgo" ]; then echo "-pgo=$1/cmd/neardup/neardup.pgo"; else echo -pgo=off; fi; }
+go build "$(pgo .)" -o "$data/neardup" ./cmd/neardup
 go build -o "$data/measure" ./bench/measure
 go build -o "$data/gencorpus" ./bench/gencorpus
 wt=$(mktemp -d)
 trap 'git worktree remove --force "$wt/tree" >/dev/null 2>&1 || true; rm -rf "$wt"' EXIT
 git worktree add --quiet --detach "$wt/tree" "$rev"
-(cd "$wt/tree" && go build -o "$wt/neardup-base" ./cmd/neardup)
+(cd "$wt/tree" && go build "$(pgo .)" -o "$wt/neardup-base" ./cmd/neardup)
 corpus="$data/corpus-$n.jsonl"
 [ -s "$corpus" ] || "$data/gencorpus" -n "$n" -seed 1 -o "$corpus" >/dev/null
 cat "$corpus" >/dev/null

@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# Profile-guided optimisation: writes cmd/neardup/default.pgo, the CPU
-# profile that `go build` and `go run` of ./cmd/neardup use by default
-# (Go's -pgo=auto: hot calls inlined, hot paths laid out first). The
-# profile merges `neardup dedup --cpuprofile` runs, with bench/run.sh's
-# flags, on the generated corpora of the given sizes (default 100k and
-# 1M), from a binary built without a profile.
+# Profile-guided optimisation: writes cmd/neardup/neardup.pgo, the CPU
+# profile that the benchmark scripts and the README's build command pass
+# to `go build -pgo=cmd/neardup/neardup.pgo` (hot calls inlined, hot paths
+# laid out first). It is not named default.pgo, which every `go build`,
+# `go run` and `go test` of the command would use: the tests of
+# ./cmd/neardup then compile the standard library and every dependency a
+# second time, with the profile (a cold `go test ./...` took 195 s
+# against 83). The profile merges `neardup dedup --cpuprofile` runs, with
+# bench/run.sh's flags, on the generated corpora of the given sizes
+# (default 100k and 1M), from a binary built without a profile.
 #
 #   bench/pgo.sh                   # 100k and 1M
 #   bench/pgo.sh 1000000 10000000  # other sizes (10M writes 12 GB of pairs)
 #
 # Rerun it after large changes to the hot paths: a stale profile is never
 # wrong (Go matches it to the code by function and line), only less
-# useful. Compare builds with `go build -pgo=off` (bench/HISTORY.md,
-# "2026-11-27, late": 2-3% less CPU at 100k and 1M).
+# useful. Compare builds with and without it (bench/compare.sh, or
+# `go build -pgo=off`; bench/HISTORY.md, "2026-11-27, night": 1.4-2.6%
+# less CPU at 1M).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")
@@ -33,6 +38,6 @@ for n in "${sizes[@]}"; do
 	rm -f "$work/pairs.tsv" "$work/clusters.jsonl"
 	profs+=("$work/$n.prof")
 done
-go tool pprof -proto "${profs[@]}" >"$work/default.pgo" 2>/dev/null
-mv "$work/default.pgo" cmd/neardup/default.pgo
-echo "wrote cmd/neardup/default.pgo ($(stat -c %s cmd/neardup/default.pgo) bytes) from ${sizes[*]} documents"
+go tool pprof -proto "${profs[@]}" >"$work/neardup.pgo" 2>/dev/null
+mv "$work/neardup.pgo" cmd/neardup/neardup.pgo
+echo "wrote cmd/neardup/neardup.pgo ($(stat -c %s cmd/neardup/neardup.pgo) bytes) from ${sizes[*]} documents"

@@ -15,7 +15,7 @@ sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10000 20000 40000)
 data=bench/data
 mkdir -p "$data"
-go build -o "$data/neardup" ./cmd/neardup
+go build -pgo=cmd/neardup/neardup.pgo -o "$data/neardup" ./cmd/neardup
 go build -o "$data/measure" ./bench/measure
 go build -o "$data/gencorpus" ./bench/gencorpus
 (cd beam && go build -o "../$data/neardup-beam" ./cmd/neardup-beam)

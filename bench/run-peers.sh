@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 n=${1:-100000}
 data=bench/data
 mkdir -p "$data"
-go build -o "$data/neardup" ./cmd/neardup
+go build -pgo=cmd/neardup/neardup.pgo -o "$data/neardup" ./cmd/neardup
 go build -o "$data/measure" ./bench/measure
 go build -o "$data/gencorpus" ./bench/gencorpus
 (cd bench/peers && go build -o "../data/ekzhu" ./ekzhu)

@@ -27,7 +27,7 @@ n=${1:-1000000}
 secs=${SECONDS_PER_RUN:-10}
 data=bench/data
 mkdir -p "$data"
-go build -o "$data/neardup" ./cmd/neardup
+go build -pgo=cmd/neardup/neardup.pgo -o "$data/neardup" ./cmd/neardup
 go build -o "$data/measure" ./bench/measure
 go build -o "$data/gencorpus" ./bench/gencorpus
 go build -o "$data/loadgen" ./bench/loadgen

@@ -23,7 +23,7 @@ sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(100000 1000000)
 data=bench/data
 mkdir -p "$data"
-go build -o "$data/neardup" ./cmd/neardup
+go build -pgo=cmd/neardup/neardup.pgo -o "$data/neardup" ./cmd/neardup
 go build -o "$data/measure" ./bench/measure
 go build -o "$data/recall" ./bench/recall
 go build -o "$data/gencorpus" ./bench/gencorpus
