@@ -2,6 +2,7 @@ package neardup
 
 import (
 	"math"
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
@@ -114,4 +115,34 @@ func TestArenaReuse(t *testing.T) {
 		t.Fatal("reuse beyond the arena gave values")
 	}
 	a.release(0, docs*4*2)
+}
+
+// TestNearLimit: memory is given back before a large allocation only when
+// what the runtime holds plus the allocation would come within half of
+// the soft limit, and never without a limit.
+func TestNearLimit(t *testing.T) {
+	live := make([]byte, 64<<20)
+	for i := range live {
+		live[i] = byte(i)
+	}
+	held := heldFromSystem()
+	if held < int64(len(live)) || held > 1<<40 {
+		t.Fatalf("heldFromSystem %d with %d bytes live", held, len(live))
+	}
+	for _, c := range []struct {
+		limit, need int64
+		want        bool
+	}{
+		{math.MaxInt64, 1 << 50, false},
+		{8 * held, 0, false},
+		{8 * held, held, false},
+		{8 * held, 4 * held, true},
+		{held, 0, true},
+		{3 * held / 2, -1, true},
+	} {
+		if got := nearLimit(c.limit, c.need); got != c.want {
+			t.Errorf("nearLimit(%d, %d) = %v with %d held, want %v", c.limit, c.need, got, held, c.want)
+		}
+	}
+	runtime.KeepAlive(live)
 }

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"syscall"
 	"unsafe"
+
+	"github.com/neardup/neardup/internal/hugepage"
 )
 
 // arenaBytes is the address space a sigArena reserves: 1 TiB, of which
@@ -21,6 +23,9 @@ func newSigArena(slots int) *sigArena {
 	if err != nil {
 		return nil
 	}
+	// Written whole from the start (signatures, bitmaps, then the sets
+	// of a second pass): 2 MiB pages take a fault each instead of 512.
+	hugepage.Advise(mem)
 	a := &sigArena{u32: unsafe.Slice((*uint32)(unsafe.Pointer(&mem[0])), len(mem)/4), slots: slots, held: new(arenaHeld)}
 	runtime.AddCleanup(a, func(c arenaCleanup) {
 		syscall.Munmap(c.mem)

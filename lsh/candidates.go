@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/neardup/neardup/internal/hugepage"
 	"github.com/neardup/neardup/internal/prefetch"
 )
 
@@ -237,6 +238,9 @@ func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) 
 		})
 	}
 	wg.Wait()
+	// The bucket numbers are garbage now: their range of the heap goes
+	// back to the default page size for whatever the runtime puts there.
+	hugepage.Done(sh.comp)
 	if d := c.Deferred; d != nil {
 		*d = Deferred{}
 		if c.MinAgree > 0 && sh.large != nil {
@@ -278,6 +282,8 @@ var keyMask = ^uint64(0)
 // kernel reads whole vectors of a row).
 func bucketNumbers(n, nb, workers int) []uint32 {
 	comp := make([]uint32, n*nb+64)
+	// Written whole just below (134 MB at 1M documents).
+	hugepage.Advise(comp)
 	per := (n + workers - 1) / workers
 	var wg sync.WaitGroup
 	for lo := 0; lo < n; lo += per {
