@@ -600,7 +600,6 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	res.Pairs = pairs
-	hugepage.DoneAfter(res, pairs) // sortedPairs advised them
 	st.Candidate = time.Since(t0) - st.Second
 
 	if v.toks != nil {
@@ -702,6 +701,11 @@ func (b *Batch) collapse(st *Stats) *views {
 	if twoPass {
 		v.fps2 = make([]uint64, n)
 	}
+	// The per-document arrays are written whole below, on this goroutine
+	// while the other workers wait: on huge pages (see the arenas).
+	hugepage.Advise(v.counts)
+	hugepage.Advise(v.fps)
+	hugepage.Advise(v.fps2)
 	if b.o.Refine == RefineEdit {
 		v.toks = make([][]uint64, n)
 	}
@@ -728,12 +732,18 @@ func (b *Batch) collapse(st *Stats) *views {
 
 	// rep[d] is the earliest document with d's set; uniq lists the
 	// distinct non-empty sets by their earliest document.
+	hugepage.Done(v.counts)
+	hugepage.Done(v.fps)
+	hugepage.Done(v.fps2)
 	v.rep = make([]uint32, n)
 	v.uniqOf = make([]int32, n)
+	hugepage.Advise(v.rep)
+	hugepage.Advise(v.uniqOf)
 	// Each set is compared with the first document of its fingerprint
 	// (another set behind an equal fingerprint is a distinct set; it is
 	// not recorded).
 	first := newFirstTable(n)
+	hugepage.Advise(first.slots) // written at random: fewer faults and TLB misses
 	const ahead = 16
 	for d := range n {
 		if d+ahead < n {
@@ -755,6 +765,9 @@ func (b *Batch) collapse(st *Stats) *views {
 		v.uniq = append(v.uniq, uint32(d))
 		v.ucount = append(v.ucount, v.counts[d])
 	}
+	hugepage.Done(v.rep)
+	hugepage.Done(v.uniqOf)
+	hugepage.Done(first.slots)
 	st.Distinct = len(v.uniq)
 	v.fps2 = nil
 	return v
@@ -1137,7 +1150,8 @@ func sortedPairs(found []blockList[verified], rep []uint32, workers int, drop fu
 	start[sortParts] = pos
 	pairs := make([]Pair, pos)
 	// Written whole below (the result's 32 bytes a pair: 113 MB at 1M
-	// documents, 4.9 GB at 10M); Run withdraws the advice with the Result.
+	// documents, 4.9 GB at 10M), on huge pages; the advice is withdrawn
+	// once they are (hugepage.Done).
 	hugepage.Advise(pairs)
 	for i := range found {
 		wg.Go(func() {
@@ -1165,6 +1179,7 @@ func sortedPairs(found []blockList[verified], rep []uint32, workers int, drop fu
 		}
 	}
 	wg.Wait()
+	hugepage.Done(pairs)
 	// A scratch per goroutine, handed from range to range.
 	scratch := make(chan *pairSorter, workers)
 	for range workers {

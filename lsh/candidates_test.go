@@ -494,6 +494,11 @@ func TestShared(t *testing.T) {
 // Narrowing the key to 2 bits makes almost every band key collide, which
 // drives every bucket through the value-verification path.
 func TestRunKeyCollisions(t *testing.T) {
+	if raceEnabled {
+		// As TestRunKernels: the same concurrency as
+		// TestRunAgainstReference, minutes under the detector.
+		t.Skip("narrow keys against the reference are left to the tests without -race")
+	}
 	defer func(m uint64) { keyMask = m }(keyMask)
 	keyMask = 3
 	testAgainstReference(t)
@@ -502,6 +507,12 @@ func TestRunKeyCollisions(t *testing.T) {
 // The reference search with each kernel of equalRows, which compares the
 // bucket numbers of a bucket's pairs.
 func TestRunKernels(t *testing.T) {
+	if raceEnabled {
+		// Minutes under the detector on two cores; the kernels share
+		// nothing between goroutines, and TestRunAgainstReference runs
+		// Run's concurrency under it.
+		t.Skip("the kernels' run against the reference is left to the tests without -race")
+	}
 	kernels(t, testAgainstReference)
 }
 

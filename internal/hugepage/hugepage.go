@@ -12,16 +12,14 @@
 //
 // The advice is a hint: it changes no data and is ignored where
 // unsupported (other systems, huge pages off). Its cost is memory: a
-// page touched anywhere is 2 MiB, so only arrays that will be written
+// page touched anywhere is 2 MiB, so only arrays about to be written
 // whole should be advised, and advice on memory of the Go heap should be
-// withdrawn (Done) when the array is dropped, since the runtime reuses the
-// range for other objects.
+// withdrawn (Done) once they are: the huge pages already faulted in stay,
+// and the runtime, which reuses the range for other objects once the
+// array is dropped, gets the system's default there again.
 package hugepage
 
-import (
-	"runtime"
-	"unsafe"
-)
+import "unsafe"
 
 // Size is the huge page size assumed: the advice covers only the whole
 // Size-aligned blocks inside an array.
@@ -37,20 +35,13 @@ func Advise[T any](s []T) {
 	}
 }
 
-// Done withdraws Advise's advice from s's blocks, so that memory the Go
-// runtime reuses there later gets the system's default again.
+// Done withdraws Advise's advice from s's blocks (madvise
+// MADV_NOHUGEPAGE, which under the madvise setting is the default): pages
+// already faulted in stay as they are, and memory the Go runtime reuses
+// there later gets small pages.
 func Done[T any](s []T) {
 	if lo, hi, ok := blocks(s); ok {
 		advise(lo, hi, false)
-	}
-}
-
-// DoneAfter withdraws Advise's advice from s's blocks once owner is
-// unreachable: for an array handed to a caller inside owner. It does not
-// keep s alive.
-func DoneAfter[O, T any](owner *O, s []T) {
-	if lo, hi, ok := blocks(s); ok {
-		runtime.AddCleanup(owner, func(r [2]uintptr) { advise(r[0], r[1], false) }, [2]uintptr{lo, hi})
 	}
 }
 

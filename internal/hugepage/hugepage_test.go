@@ -37,14 +37,12 @@ func TestBlocks(t *testing.T) {
 	if lo, hi, ok := blocks(u); !ok || lo != first || hi != first+2*Size {
 		t.Errorf("uint64s: blocks = %#x, %#x, %v", lo, hi, ok)
 	}
-	// Advise, Done and DoneAfter change no data.
+	// Advise and Done change no data.
 	for i := range buf {
 		buf[i] = byte(i)
 	}
 	Advise(buf)
 	Done(buf)
-	owner := new(int)
-	DoneAfter(owner, buf)
 	for i := range buf {
 		if buf[i] != byte(i) {
 			t.Fatalf("byte %d changed", i)
