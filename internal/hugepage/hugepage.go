@@ -39,6 +39,10 @@ func Advise[T any](s []T) {
 // MADV_NOHUGEPAGE, which under the madvise setting is the default): pages
 // already faulted in stay as they are, and memory the Go runtime reuses
 // there later gets small pages.
+//
+// Both do nothing unless the system's setting is madvise: under "always"
+// the kernel gives large ranges huge pages by itself, and under "never"
+// not at all.
 func Done[T any](s []T) {
 	if lo, hi, ok := blocks(s); ok {
 		advise(lo, hi, false)
