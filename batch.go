@@ -63,6 +63,8 @@ type Batch struct {
 	bitArena *sigArena   // two passes under exact verification: the per-document set bitmaps (shingle.Bitmap), if the system gave one
 	work     chan *chunk // nil until the first chunk is flushed
 	free     chan []byte // text buffers of shingled chunks, for new chunks
+	bufs     []byte      // where the first new text buffers are cut (textBuffer)
+	bufSlab  []byte      // all of bufs, advised for huge pages until Run
 	wg       sync.WaitGroup
 	started  time.Time
 	ran      bool
@@ -158,7 +160,14 @@ func (b *Batch) Add(id string, text []byte) error {
 	c := b.cur
 	if c == nil || len(c.ends) >= chunkDocs || (len(c.buf) > 0 && len(c.buf)+len(text) > chunkBytes) || len(c.buf)+len(text) > 1<<31-1 {
 		b.flush()
-		c = &chunk{start: len(b.ids), buf: textBuffer(b.free, len(text)), ends: make([]int32, 0, chunkDocs)}
+		if b.bufSlab == nil && len(b.chunks) == 1 {
+			// A batch of more than one chunk: the other buffers there
+			// can be in one array, on huge pages while they are first
+			// written (a tenth of the page faults at 100k).
+			b.bufSlab = hugepage.Make[byte]((cap(b.free) - 1) * chunkBytes)
+			b.bufs = b.bufSlab
+		}
+		c = &chunk{start: len(b.ids), buf: textBuffer(b.free, &b.bufs, len(text)), ends: make([]int32, 0, chunkDocs)}
 		b.cur = c
 	}
 	c.buf = append(c.buf, text...)
@@ -166,10 +175,11 @@ func (b *Batch) Add(id string, text []byte) error {
 	if len(b.ids) == cap(b.ids) {
 		// Double the lists: append grows a large slice by a quarter, so
 		// on the way to 10M documents it copied them about 45 times into
-		// fresh memory (2.9 s of CPU in a 10M profile).
+		// fresh memory (2.9 s of CPU in a 10M profile). On huge pages
+		// while they are filled (Run withdraws the advice).
 		n := max(len(b.ids), 1024)
-		b.ids = slices.Grow(b.ids, n)
-		b.sizes = slices.Grow(b.sizes, n)
+		b.ids = hugepage.Grow(b.ids, n)
+		b.sizes = hugepage.Grow(b.sizes, n)
 	}
 	b.ids = append(b.ids, id)
 	b.sizes = append(b.sizes, int64(len(text)))
@@ -181,14 +191,20 @@ func (b *Batch) Add(id string, text []byte) error {
 // one. Reusing the buffers of shingled chunks keeps the text in flight to
 // a few megabytes of memory that is already touched, instead of fresh
 // memory for every chunk (on a virtual machine, first touching memory can
-// cost more than the copy into it).
-func textBuffer(free chan []byte, n int) []byte {
+// cost more than the copy into it). New buffers of chunkBytes are cut
+// from *slab while it has room (nil: none).
+func textBuffer(free chan []byte, slab *[]byte, n int) []byte {
 	select {
 	case buf := <-free:
 		if cap(buf) >= n {
 			return buf[:0]
 		}
 	default:
+	}
+	if slab != nil && n <= chunkBytes && len(*slab) >= chunkBytes {
+		buf := (*slab)[:0:chunkBytes]
+		*slab = (*slab)[chunkBytes:]
+		return buf
 	}
 	return make([]byte, 0, max(chunkBytes, n))
 }
@@ -215,7 +231,11 @@ func (b *Batch) flush() {
 			}
 		}
 		b.work = make(chan *chunk, 2*b.o.Workers)
-		b.free = make(chan []byte, 2*b.o.Workers+2)
+		// Room for every buffer there can be (those queued on work,
+		// one a worker, the one filling): a buffer is then never
+		// dropped, and at most that many are ever made (with 2*Workers+2,
+		// 19 buffers and their fresh pages in a 1M run).
+		b.free = make(chan []byte, 3*b.o.Workers+2)
 		for range b.o.Workers {
 			b.wg.Go(b.shingleWorker)
 		}
@@ -558,6 +578,10 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 		b.started = time.Now()
 	}
 	b.flush()
+	hugepage.Done(b.ids) // filled (Add)
+	hugepage.Done(b.sizes)
+	hugepage.Done(b.bufSlab)
+	b.bufs, b.bufSlab = nil, nil
 	b.stopWorkers()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -635,7 +659,8 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 // Run (to refuse duplicates before the work) and costs a sort of the ids.
 func (b *Batch) DuplicateIDs(max int) (count int, examples []DuplicateID) {
 	// Sort the ids' hashes; only hashes that repeat need a second look.
-	hs := make([]uint64, len(b.ids))
+	hs := hugepage.Make[uint64](len(b.ids))
+	defer hugepage.Done(hs)
 	for d, id := range b.ids {
 		hs[d] = idHash(id)
 	}
@@ -693,19 +718,16 @@ func idHash(s string) uint64 {
 func (b *Batch) collapse(st *Stats) *views {
 	n := len(b.ids)
 	b.setStage("collapse", int64(n))
-	v := &views{ver: b.ver, k: b.o.Slots, counts: make([]int32, n), fps: make([]uint64, n)}
+	// The per-document arrays are written whole below, on this goroutine
+	// while the other workers wait: on huge pages (see the arenas).
+	v := &views{ver: b.ver, k: b.o.Slots, counts: hugepage.Make[int32](n), fps: hugepage.Make[uint64](n)}
 	twoPass := b.o.twoPass()
 	if b.o.Verify == VerifyExact && !twoPass {
 		v.sets = make([][]uint64, n) // in two passes, the second pass decides
 	}
 	if twoPass {
-		v.fps2 = make([]uint64, n)
+		v.fps2 = hugepage.Make[uint64](n)
 	}
-	// The per-document arrays are written whole below, on this goroutine
-	// while the other workers wait: on huge pages (see the arenas).
-	hugepage.Advise(v.counts)
-	hugepage.Advise(v.fps)
-	hugepage.Advise(v.fps2)
 	if b.o.Refine == RefineEdit {
 		v.toks = make([][]uint64, n)
 	}
@@ -735,15 +757,17 @@ func (b *Batch) collapse(st *Stats) *views {
 	hugepage.Done(v.counts)
 	hugepage.Done(v.fps)
 	hugepage.Done(v.fps2)
-	v.rep = make([]uint32, n)
-	v.uniqOf = make([]int32, n)
-	hugepage.Advise(v.rep)
-	hugepage.Advise(v.uniqOf)
+	v.rep = hugepage.Make[uint32](n)
+	v.uniqOf = hugepage.Make[int32](n)
+	// uniq and ucount at their largest size at once: grown by append,
+	// fresh memory for every copy (about a quarter of the page faults
+	// of identical sets at 1M).
+	v.uniq = hugepage.Make[uint32](n)[:0]
+	v.ucount = hugepage.Make[int32](n)[:0]
 	// Each set is compared with the first document of its fingerprint
 	// (another set behind an equal fingerprint is a distinct set; it is
 	// not recorded).
-	first := newFirstTable(n)
-	hugepage.Advise(first.slots) // written at random: fewer faults and TLB misses
+	first := newFirstTable(n) // on huge pages: written at random, fewer faults and TLB misses
 	const ahead = 16
 	for d := range n {
 		if d+ahead < n {
@@ -765,8 +789,12 @@ func (b *Batch) collapse(st *Stats) *views {
 		v.uniq = append(v.uniq, uint32(d))
 		v.ucount = append(v.ucount, v.counts[d])
 	}
-	hugepage.Done(v.rep)
-	hugepage.Done(v.uniqOf)
+	for _, a := range [][]uint32{v.rep, v.uniq} {
+		hugepage.Done(a)
+	}
+	for _, a := range [][]int32{v.uniqOf, v.ucount} {
+		hugepage.Done(a)
+	}
 	hugepage.Done(first.slots)
 	st.Distinct = len(v.uniq)
 	v.fps2 = nil
@@ -1148,11 +1176,10 @@ func sortedPairs(found []blockList[verified], rep []uint32, workers int, drop fu
 		}
 	}
 	start[sortParts] = pos
-	pairs := make([]Pair, pos)
+	pairs := hugepage.Make[Pair](pos)
 	// Written whole below (the result's 32 bytes a pair: 113 MB at 1M
 	// documents, 4.9 GB at 10M), on huge pages; the advice is withdrawn
 	// once they are (hugepage.Done).
-	hugepage.Advise(pairs)
 	for i := range found {
 		wg.Go(func() {
 			at := &next[i]
@@ -1466,14 +1493,20 @@ func (b *Batch) verifyChained(ctx context.Context, d *lsh.Deferred, sig func(u u
 					break
 				}
 				ids := d.Members(k)
-				sk, buf = sk[:0], buf[:0]
+				sk = sk[:0]
+				total := 0
 				for _, u := range ids {
 					s := view(u)
-					var values []uint64
-					values, s.Weights = set(u)
-					buf = append(buf, values...)
-					s.Set = values // replaced by the copy below
+					s.Set, s.Weights = set(u) // Set replaced by the copy below
+					total += len(s.Set)
 					sk = append(sk, s)
+				}
+				// Sized at once (the largest bucket comes first): grown
+				// by append, the copies were a seventh of the page
+				// faults at 1M.
+				buf = hugepage.Grow(buf[:0], total)
+				for x := range sk {
+					buf = append(buf, sk[x].Set...)
 				}
 				if bitmaps {
 					bm = slices.Grow(bm[:0], len(ids))[:len(ids)]
@@ -1526,6 +1559,7 @@ func (b *Batch) verifyChained(ctx context.Context, d *lsh.Deferred, sig func(u u
 					return true
 				})
 			}
+			hugepage.Done(buf)
 			cands.Add(n)
 		})
 	}
@@ -1786,6 +1820,7 @@ func layOut(held []blockList[[2]uint32], row []int32, counts []int32) layout {
 		at[i] = count
 	})
 	l.blocks = make([][]uint64, nb)
+	lens := make([]int, nb)
 	for k := range nb {
 		n := 0
 		for i := range at {
@@ -1793,8 +1828,29 @@ func layOut(held []blockList[[2]uint32], row []int32, counts []int32) layout {
 			at[i][k] = n
 			n += c
 		}
-		l.blocks[k] = make([]uint64, n)
+		lens[k] = n
 	}
+	// The blocks' arrays are cut from slabs of at least layoutSlabPairs
+	// pairs, each on huge pages while it is filled at random (as an array
+	// a block, a seventh of the 1M run's page faults); a slab is freed
+	// once the verification has dropped all its blocks.
+	var slabs [][]uint64
+	for k := 0; k < nb; {
+		first, total := k, 0
+		for ; k < nb && (k == first || total < layoutSlabPairs); k++ {
+			total += lens[k]
+		}
+		slab := hugepage.Make[uint64](total)
+		slabs = append(slabs, slab)
+		for j := first; j < k; j++ {
+			l.blocks[j], slab = slab[:lens[j]:lens[j]], slab[lens[j]:]
+		}
+	}
+	defer func() {
+		for _, slab := range slabs {
+			hugepage.Done(slab)
+		}
+	}()
 	parallel(len(held), len(held), 1, func(i, _ int) {
 		next := at[i]
 		for k, blk := range held[i].blocks {
@@ -1918,7 +1974,12 @@ var rereadChunkDocs = chunkDocs
 func (b *Batch) reread(ctx context.Context, v *views, want func(u uint32) bool, keep func(u uint32, set []uint64)) error {
 	o := b.o
 	work := make(chan *chunk, 2*o.Workers)
-	free := make(chan []byte, 2*o.Workers+2)
+	// The first pass's text buffers, already touched (fresh ones were
+	// half of this pass's page faults at 100k).
+	free := b.free
+	if free == nil {
+		free = make(chan []byte, 3*o.Workers+2)
+	}
 	var mu sync.Mutex
 	var failed error
 	var stop atomic.Bool
@@ -1990,7 +2051,7 @@ func (b *Batch) reread(ctx context.Context, v *views, want func(u uint32) bool, 
 			if cur != nil {
 				work <- cur
 			}
-			cur = &chunk{buf: textBuffer(free, len(text))}
+			cur = &chunk{buf: textBuffer(free, nil, len(text))}
 		}
 		cur.buf = append(cur.buf, text...)
 		cur.ends = append(cur.ends, int32(len(cur.buf)))
@@ -2033,10 +2094,19 @@ type blockList[T any] struct {
 	// more, when not nil, gives the next block (an empty slice with
 	// room), or nil for one of blockLen from the heap.
 	more func() []T
-	_    [128 - 40]byte
+	// slab is where the next blocks from the heap are cut: listSlabBytes at
+	// a time, on huge pages until its last block is cut (as a
+	// block from the heap at a time, the held pairs' blocks were a tenth
+	// of the page faults of a 1M run).
+	slab, whole []T
+	_           [128 - 88]byte
 }
 
 const blockLen = 1 << 14
+
+// listSlabBytes is the size of a blockList's slabs (tests make it
+// smaller).
+var listSlabBytes = 8 << 20
 
 func (l *blockList[T]) add(x T) {
 	if len(l.blocks) == 0 || len(l.blocks[len(l.blocks)-1]) == cap(l.blocks[len(l.blocks)-1]) {
@@ -2045,7 +2115,15 @@ func (l *blockList[T]) add(x T) {
 			blk = l.more()
 		}
 		if blk == nil {
-			blk = make([]T, 0, blockLen)
+			if len(l.slab) == 0 {
+				l.slab = hugepage.Make[T](blockLen * max(1, listSlabBytes/(blockLen*int(unsafe.Sizeof(x)))))
+				l.whole = l.slab
+			}
+			blk, l.slab = l.slab[:0:blockLen], l.slab[blockLen:]
+			if len(l.slab) == 0 {
+				hugepage.Done(l.whole) // the last block on small pages
+				l.whole = nil
+			}
 		}
 		l.blocks = append(l.blocks, blk)
 	}
@@ -2094,6 +2172,10 @@ type pairPages struct {
 	lo, hi int // vals[lo:hi] is freed and not lent
 	closed bool
 }
+
+// layoutSlabPairs is the least size of the slabs layOut cuts its blocks'
+// arrays from (tests make it smaller).
+var layoutSlabPairs = 1 << 20
 
 // pairPagesBlock is the pairs of a block lent (blockLen; tests make it
 // small).

@@ -3,6 +3,7 @@ package neardup
 import (
 	"math/bits"
 
+	"github.com/neardup/neardup/internal/hugepage"
 	"github.com/neardup/neardup/internal/prefetch"
 )
 
@@ -24,10 +25,12 @@ type firstSlot struct {
 	_   uint32
 }
 
-// newFirstTable returns a table with room for n documents.
+// newFirstTable returns a table with room for n documents, its slots
+// advised for huge pages (hugepage.Make; the caller withdraws the advice
+// once they are written).
 func newFirstTable(n int) firstTable {
 	lg := max(bits.Len(uint(n+n/2)), 4) // at least 1.5n slots
-	return firstTable{slots: make([]firstSlot, 1<<lg), shift: uint(64 - lg)}
+	return firstTable{slots: hugepage.Make[firstSlot](1 << lg), shift: uint(64 - lg)}
 }
 
 // home is fp's first slot: the top bits of a multiplicative hash, so that

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/shingle"
@@ -369,10 +370,11 @@ func TestMaxBucketLosesNothing(t *testing.T) {
 // earliest member sits in consecutive places, and several lists (read on
 // goroutines of their own) give the layout of one list of their pairs.
 func TestLayOut(t *testing.T) {
-	defer func(b uint32) { layoutBlock = b }(layoutBlock)
+	defer func(b uint32, s int) { layoutBlock, layoutSlabPairs = b, s }(layoutBlock, layoutSlabPairs)
 	r := rand.New(rand.NewPCG(7, 8))
 	for iter := range 200 {
 		layoutBlock = uint32(1 + r.IntN(8))
+		layoutSlabPairs = 1 + r.IntN(12) // blocks cut from several slabs
 		nu := 1 + r.IntN(60)
 		counts := make([]int32, nu)
 		for u := range counts {
@@ -592,6 +594,51 @@ func TestTwoPassHeld(t *testing.T) {
 		}
 		if res.Stats.Held != int64(want) {
 			t.Errorf("t=%v: %d pairs held, %d of the candidates pass the pre-filter", th, res.Stats.Held, want)
+		}
+	}
+}
+
+// TestBlockList: values come back in order across blocks cut from several
+// slabs (one block a slab, three, and more than a list holds), blocks
+// lent by more are used first, and the padded list keeps to its 128
+// bytes (two workers' lists never share a pair of cache lines).
+func TestBlockList(t *testing.T) {
+	if s := unsafe.Sizeof(blockList[verified]{}); s != 128 {
+		t.Errorf("blockList is %d bytes, want 128", s)
+	}
+	defer func(b int) { listSlabBytes = b }(listSlabBytes)
+	for _, slabBlocks := range []int{1, 3, 64} {
+		listSlabBytes = slabBlocks * blockLen * 8
+		lent := 0
+		var l blockList[uint64]
+		l.more = func() []uint64 {
+			if lent == 2 {
+				return nil
+			}
+			lent++
+			return make([]uint64, 0, 7) // a short block, as pairPages may lend
+		}
+		const n = 5*blockLen + 3
+		for i := range uint64(n) {
+			l.add(i * 3)
+		}
+		if l.n != n || len(l.blocks) != 2+5 {
+			t.Fatalf("%d blocks a slab: n %d, %d blocks", slabBlocks, l.n, len(l.blocks))
+		}
+		i := uint64(0)
+		for k, blk := range l.blocks {
+			if k < 2 && cap(blk) != 7 || k >= 2 && cap(blk) != blockLen {
+				t.Fatalf("%d blocks a slab: block %d has cap %d", slabBlocks, k, cap(blk))
+			}
+			for _, v := range blk {
+				if v != i*3 {
+					t.Fatalf("%d blocks a slab: value %d is %d", slabBlocks, i, v)
+				}
+				i++
+			}
+		}
+		if i != n {
+			t.Fatalf("%d blocks a slab: %d values in the blocks", slabBlocks, i)
 		}
 	}
 }

@@ -62,3 +62,43 @@ func blocks[T any](s []T) (lo, hi uintptr, ok bool) {
 	hi = end &^ (Size - 1)
 	return lo, hi, lo < hi
 }
+
+// Make returns a new slice of n zero elements, advised (Advise). An array
+// of at least 4 Size bytes starts on a Size boundary (up to Size bytes
+// more are allocated before it), so that only its last partial block is
+// on small pages; the caller calls Done on it once it is first written.
+func Make[T any](n int) []T {
+	var z T
+	es := int(unsafe.Sizeof(z))
+	if es == 0 || n*es < 4*Size || !chosen() {
+		s := make([]T, n)
+		Advise(s)
+		return s
+	}
+	s := make([]T, n+(Size+es-1)/es+1)
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+	skip := int(((p+Size-1)&^(Size-1) - p + uintptr(es) - 1) / uintptr(es))
+	s = s[skip : skip+n : skip+n]
+	Advise(s)
+	return s
+}
+
+// Grow returns s with room for at least n more elements, like
+// slices.Grow, for an array filled by appending over a long time (a list
+// of every document as the input is read). When it allocates, the new
+// capacity is at least twice the old, the new array is advised before
+// the elements are copied into it, and the old array's advice is
+// withdrawn. The new array stays advised: the caller calls Done on it
+// once it is filled (or the next Grow does). It panics if n is negative.
+func Grow[T any](s []T, n int) []T {
+	if n < 0 {
+		panic("hugepage: negative Grow")
+	}
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	t := Make[T](max(2*cap(s), len(s)+n))[:len(s)]
+	copy(t, s)
+	Done(s)
+	return t
+}

@@ -49,3 +49,63 @@ func TestBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestGrow: Grow keeps the elements, makes room for n more, at least
+// doubles the capacity when it allocates, and does not allocate when
+// there is room.
+func TestGrow(t *testing.T) {
+	var s []int
+	for i := range 100_000 {
+		if len(s) == cap(s) {
+			old := cap(s)
+			s = Grow(s, 1)
+			if cap(s) < max(2*old, 1) {
+				t.Fatalf("at %d: capacity %d after %d, want at least double", i, cap(s), old)
+			}
+		}
+		s = append(s, i)
+	}
+	for i, v := range s {
+		if v != i {
+			t.Fatalf("s[%d] = %d after growing", i, v)
+		}
+	}
+	n, room, p := len(s), cap(s)-len(s), unsafe.SliceData(s)
+	if s = Grow(s, room); cap(s)-len(s) != room || unsafe.SliceData(s) != p {
+		t.Errorf("Grow with room allocated: room %d -> %d", room, cap(s)-len(s))
+	}
+	s = Grow(s, room+1)
+	if cap(s)-len(s) < room+1 || len(s) != n || s[n-1] != n-1 {
+		t.Errorf("Grow(s, %d): len %d, cap %d, last %d", room+1, len(s), cap(s), s[len(s)-1])
+	}
+}
+
+// TestMake: Make gives n zero elements, and where the system leaves huge
+// pages to the program an array of at least 4 Size bytes starts on a
+// Size boundary (for elements whose size divides Size).
+func TestMake(t *testing.T) {
+	for _, n := range []int{0, 1, 1000, 4 * Size / 8, 4*Size/8 + 3, 9 * Size / 8} {
+		s := Make[uint64](n)
+		if len(s) != n || cap(s) != n {
+			t.Fatalf("Make(%d): len %d cap %d", n, len(s), cap(s))
+		}
+		for i, v := range s {
+			if v != 0 {
+				t.Fatalf("Make(%d)[%d] = %d", n, i, v)
+			}
+		}
+		if n > 0 && n*8 >= 4*Size && chosen() {
+			if p := uintptr(unsafe.Pointer(&s[0])); p%Size != 0 {
+				t.Errorf("Make(%d) starts at %#x, not on a %d boundary", n, p, Size)
+			}
+		}
+	}
+	type odd [3]uint64 // 24 bytes
+	s := Make[odd](Size)
+	if len(s) != Size || cap(s) != Size {
+		t.Fatalf("Make[odd]: len %d cap %d", len(s), cap(s))
+	}
+	if p := uintptr(unsafe.Pointer(&s[0])); chosen() && p%Size >= 24 {
+		t.Errorf("Make[odd] starts at %#x, %d bytes past a boundary", p, p%Size)
+	}
+}
