@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -31,12 +32,16 @@ import (
 //go:embed report.html.tmpl
 var reportTemplateText string
 
-var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"j": func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) },
-	// ids is the argument of the "ids" template: n members, ids the first
-	// of their ids, what says what they have in common.
-	"ids": func(n int, ids []string, what string) idList { return idList{N: n, IDs: ids, What: what} },
-}).Parse(reportTemplateText))
+// reportTemplate is parsed on first use, not at every start of the
+// program (about a millisecond).
+var reportTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"j": func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) },
+		// ids is the argument of the "ids" template: n members, ids the
+		// first of their ids, what says what they have in common.
+		"ids": func(n int, ids []string, what string) idList { return idList{N: n, IDs: ids, What: what} },
+	}).Parse(reportTemplateText))
+})
 
 type idList struct {
 	N    int
@@ -222,7 +227,7 @@ func writeReport(w io.Writer, e *env, src *source, co corpus.Options, b *neardup
 	}
 	d.Largest, d.Suspicious, d.Notes = views[0], views[1], notes
 	d.Timing = append(d.Timing, reportRow{"write this report", dur(time.Since(began))}, reportRow{"total", dur(time.Since(tm.start))})
-	return reportTemplate.Execute(w, d)
+	return reportTemplate().Execute(w, d)
 }
 
 // groupDigits formats n with thin spaces between groups of three digits.
@@ -247,8 +252,8 @@ func groupDigits(n int64) string {
 // document; svgNS matches the namespace declarations, which HTML does not
 // need (and which would put http:// strings in the page).
 var (
-	svgNS = regexp.MustCompile(`\s+xmlns(:xlink)?="[^"]*"`)
-	svgWH = regexp.MustCompile(`^<svg width="[^"]*" height="[^"]*"`)
+	svgNS = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s+xmlns(:xlink)?="[^"]*"`) })
+	svgWH = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^<svg width="[^"]*" height="[^"]*"`) })
 )
 
 // inlineSVG makes raw, the SVG document of the chart titled title, an
@@ -259,8 +264,8 @@ func inlineSVG(raw []byte, title, label string) (template.HTML, error) {
 	if i < 0 {
 		return "", fmt.Errorf("chart %q: no <svg> element in the rendering", title)
 	}
-	s = svgNS.ReplaceAllString(s[i:], "")
-	s = svgWH.ReplaceAllString(s, `<svg class="chart" role="img" aria-label="`+template.HTMLEscapeString(label)+`"`)
+	s = svgNS().ReplaceAllString(s[i:], "")
+	s = svgWH().ReplaceAllString(s, `<svg class="chart" role="img" aria-label="`+template.HTMLEscapeString(label)+`"`)
 	return template.HTML(s), nil // the chart package escapes its text
 }
 

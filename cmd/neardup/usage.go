@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/neardup/neardup"
@@ -54,24 +55,30 @@ func printHelp(fs *flag.FlagSet, usage string) {
 	fs.PrintDefaults()
 	fs.SetOutput(out)
 	fmt.Fprint(out, usage)
-	out.Write(flagLine.ReplaceAll(b.Bytes(), []byte("$1--")))
+	out.Write(flagLine().ReplaceAll(b.Bytes(), []byte("$1--")))
 }
 
-var flagLine = regexp.MustCompile(`(?m)^(  )-\b`)
+// The regular expressions are compiled on first use, not at every start.
+var flagLine = lazyRegexp(`(?m)^(  )-\b`)
 
 // Texts of the errors of flag.FlagSet.Parse.
 var (
-	flagUndefined = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
-	flagNeedsArg  = regexp.MustCompile(`^flag needs an argument: -+(.*)$`)
-	flagBadValue  = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?-+([^:]+): (.*)$`)
+	flagUndefined = lazyRegexp(`^flag provided but not defined: -+(.*)$`)
+	flagNeedsArg  = lazyRegexp(`^flag needs an argument: -+(.*)$`)
+	flagBadValue  = lazyRegexp(`^invalid (?:boolean )?value (".*") for (?:flag )?-+([^:]+): (.*)$`)
 )
+
+// lazyRegexp returns a function that compiles expr on its first call.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // flagError rewrites an error of fs.Parse as a usage error that names the
 // flag as the help does (--name), suggests the closest defined flag for an
 // unknown one, and says what a bad value should look like.
 func flagError(fs *flag.FlagSet, err error) error {
 	s := err.Error()
-	if m := flagUndefined.FindStringSubmatch(s); m != nil {
+	if m := flagUndefined().FindStringSubmatch(s); m != nil {
 		var names []string
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 		msg := "flag provided but not defined: --" + m[1]
@@ -80,10 +87,10 @@ func flagError(fs *flag.FlagSet, err error) error {
 		}
 		return fmt.Errorf("%w: %s", errUsage, msg)
 	}
-	if m := flagNeedsArg.FindStringSubmatch(s); m != nil {
+	if m := flagNeedsArg().FindStringSubmatch(s); m != nil {
 		return fmt.Errorf("%w: --%s needs a value", errUsage, m[1])
 	}
-	if m := flagBadValue.FindStringSubmatch(s); m != nil {
+	if m := flagBadValue().FindStringSubmatch(s); m != nil {
 		want := m[3]
 		if f := fs.Lookup(m[2]); f != nil {
 			if g, ok := f.Value.(flag.Getter); ok {
