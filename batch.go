@@ -2094,10 +2094,10 @@ type blockList[T any] struct {
 	// more, when not nil, gives the next block (an empty slice with
 	// room), or nil for one of blockLen from the heap.
 	more func() []T
-	// slab is where the next blocks from the heap are cut: listSlabBytes at
-	// a time, on huge pages until its last block is cut (as a
-	// block from the heap at a time, the held pairs' blocks were a tenth
-	// of the page faults of a 1M run).
+	// slab is where the next blocks from the heap are cut: four times the
+	// blocks the list has, up to listSlabBytes, on huge pages until its last
+	// block is cut (as a block from the heap at a time, the held pairs'
+	// blocks were a tenth of the page faults of a 1M run).
 	slab, whole []T
 	_           [128 - 88]byte
 }
@@ -2116,7 +2116,11 @@ func (l *blockList[T]) add(x T) {
 		}
 		if blk == nil {
 			if len(l.slab) == 0 {
-				l.slab = hugepage.Make[T](blockLen * max(1, listSlabBytes/(blockLen*int(unsafe.Sizeof(x)))))
+				// Four times the blocks the list has, up to
+				// listSlabBytes: a short list takes one block, as
+				// before slabs.
+				most := max(1, listSlabBytes/(blockLen*int(unsafe.Sizeof(x))))
+				l.slab = hugepage.Make[T](blockLen * min(max(1, 4*len(l.blocks)), most))
 				l.whole = l.slab
 			}
 			blk, l.slab = l.slab[:0:blockLen], l.slab[blockLen:]

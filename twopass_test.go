@@ -599,9 +599,10 @@ func TestTwoPassHeld(t *testing.T) {
 }
 
 // TestBlockList: values come back in order across blocks cut from several
-// slabs (one block a slab, three, and more than a list holds), blocks
-// lent by more are used first, and the padded list keeps to its 128
-// bytes (two workers' lists never share a pair of cache lines).
+// slabs (at most one block a slab, three, and more than a list holds),
+// blocks lent by more are used first, a list's first slab is one block,
+// and the padded list keeps to its 128 bytes (two workers' lists never
+// share a pair of cache lines).
 func TestBlockList(t *testing.T) {
 	if s := unsafe.Sizeof(blockList[verified]{}); s != 128 {
 		t.Errorf("blockList is %d bytes, want 128", s)
@@ -624,6 +625,11 @@ func TestBlockList(t *testing.T) {
 		}
 		if l.n != n || len(l.blocks) != 2+5 {
 			t.Fatalf("%d blocks a slab: n %d, %d blocks", slabBlocks, l.n, len(l.blocks))
+		}
+		var short blockList[uint64]
+		short.add(1)
+		if len(short.slab) != 0 || cap(short.blocks[0]) != blockLen {
+			t.Fatalf("%d blocks a slab: a list of one value has a slab of %d more values", slabBlocks, len(short.slab))
 		}
 		i := uint64(0)
 		for k, blk := range l.blocks {
