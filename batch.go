@@ -209,6 +209,15 @@ func textBuffer(free chan []byte, slab *[]byte, n int) []byte {
 	return make([]byte, 0, max(chunkBytes, n))
 }
 
+// freeList returns the list of text buffers for a pass of workers
+// goroutines fed by a channel of 2*workers chunks. It has room for every
+// buffer there can be (those queued, one a worker, the one filling): a
+// buffer is then never dropped, and at most that many are ever made (with
+// room for 2*workers+2, 19 buffers and their fresh pages in a 1M run).
+func freeList(workers int) chan []byte {
+	return make(chan []byte, 3*workers+2)
+}
+
 // recycle offers a chunk's text buffer for reuse; it is dropped if free is
 // full.
 func recycle(free chan []byte, buf []byte) {
@@ -231,11 +240,7 @@ func (b *Batch) flush() {
 			}
 		}
 		b.work = make(chan *chunk, 2*b.o.Workers)
-		// Room for every buffer there can be (those queued on work,
-		// one a worker, the one filling): a buffer is then never
-		// dropped, and at most that many are ever made (with 2*Workers+2,
-		// 19 buffers and their fresh pages in a 1M run).
-		b.free = make(chan []byte, 3*b.o.Workers+2)
+		b.free = freeList(b.o.Workers)
 		for range b.o.Workers {
 			b.wg.Go(b.shingleWorker)
 		}
@@ -789,12 +794,10 @@ func (b *Batch) collapse(st *Stats) *views {
 		v.uniq = append(v.uniq, uint32(d))
 		v.ucount = append(v.ucount, v.counts[d])
 	}
-	for _, a := range [][]uint32{v.rep, v.uniq} {
-		hugepage.Done(a)
-	}
-	for _, a := range [][]int32{v.uniqOf, v.ucount} {
-		hugepage.Done(a)
-	}
+	hugepage.Done(v.rep)
+	hugepage.Done(v.uniq)
+	hugepage.Done(v.uniqOf)
+	hugepage.Done(v.ucount)
 	hugepage.Done(first.slots)
 	st.Distinct = len(v.uniq)
 	v.fps2 = nil
@@ -1978,7 +1981,7 @@ func (b *Batch) reread(ctx context.Context, v *views, want func(u uint32) bool, 
 	// half of this pass's page faults at 100k).
 	free := b.free
 	if free == nil {
-		free = make(chan []byte, 3*o.Workers+2)
+		free = freeList(o.Workers)
 	}
 	var mu sync.Mutex
 	var failed error
