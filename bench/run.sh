@@ -27,8 +27,14 @@ go build -pgo=cmd/neardup/neardup.pgo -o "$data/neardup" ./cmd/neardup
 go build -o "$data/measure" ./bench/measure
 go build -o "$data/recall" ./bench/recall
 go build -o "$data/gencorpus" ./bench/gencorpus
+go build -o "$data/firsttouch" ./bench/firsttouch
 
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GB RAM, $(go version | cut -d' ' -f3), $(date -u +%Y-%m-%d)"
+# The host's speed at first touches of memory, which moves every figure
+# below on a virtual machine (400 MB written the first time: 0.15 s on
+# some days, 1.5 s on others): printed with the machine, so that runs on
+# different days can be told apart.
+touch=$("$data/firsttouch" | awk '/^pass 1:/{print $6}')
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GB RAM, $(go version | cut -d' ' -f3), $(date -u +%Y-%m-%d), first write of 400 MB $touch"
 printf '%-9s %9s %9s %8s %10s %10s %10s %9s %9s\n' docs MB seconds docs/s MB/s peakRSS_MB pairs recall precision
 for n in "${sizes[@]}"; do
 	corpus="$data/corpus-$n.jsonl"
