@@ -9,7 +9,6 @@ import (
 var (
 	sinkTable *Table
 	sinkW     []float64
-	sinkF     float64
 )
 
 // BenchmarkCompute: 100k sets of 250 (25M occurrences), as the brief's

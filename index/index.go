@@ -224,10 +224,9 @@ func (ix *Index) sketch(text []byte) (*probe, error) {
 
 // groupMatch is a group that matched a probe.
 type groupMatch struct {
-	gid   uint64
-	jac   float64
-	same  bool // identical set
-	first uint64
+	gid  uint64
+	jac  float64
+	same bool // identical set
 }
 
 // search returns the groups whose sets are near-duplicates of pr under v,

@@ -173,3 +173,15 @@ func intersectFastAtLeast(a, b []uint64, need int) (int, bool) {
 	c += intersectTail(a[i:], b[j:])
 	return c, c >= need
 }
+
+// intersectTail counts the common elements of what is left of two slices
+// after the vector kernel stopped; one of them has fewer than 4 elements.
+func intersectTail(a, b []uint64) int {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(a) == 0 {
+		return 0
+	}
+	return intersectGallop(a, b)
+}

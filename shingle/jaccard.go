@@ -24,18 +24,6 @@ func Intersection(a, b []uint64) int {
 	return intersectFast(a, b)
 }
 
-// intersectTail counts the common elements of what is left of two slices
-// after the vector kernel stopped; one of them has fewer than 4 elements.
-func intersectTail(a, b []uint64) int {
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	if len(a) == 0 {
-		return 0
-	}
-	return intersectGallop(a, b)
-}
-
 // intersectMerge is a branch-free merge: the outcome of each comparison is
 // data-dependent and unpredictable, so branches would mispredict half the
 // time.

@@ -113,7 +113,6 @@ type explanation struct {
 	MinRun        int         `json:"min_run"` // shortest run reported, in tokens (code points in char mode)
 
 	jac float64
-	rep int // representative document of A's cluster, -1 if none
 }
 
 type clusterRef struct {

@@ -578,10 +578,8 @@ func writeRanges(w *bufio.Writer, n, step int, seq func(lo, hi int) iter.Seq[nea
 	return err
 }
 
-// escapeField, clusterJSON, memberJSON and jnum are dedupout's, shared
-// with the Beam pipeline so that both write the same bytes.
-var escapeField = dedupout.EscapeField
-
+// clusterJSON, memberJSON and jnum are dedupout's, shared with the Beam
+// pipeline so that both write the same bytes.
 type (
 	clusterJSON = dedupout.Cluster
 	memberJSON  = dedupout.Member
