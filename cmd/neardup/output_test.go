@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"iter"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -34,9 +35,17 @@ func rangePairs(count func(i int) int, produced *atomic.Int64) func(lo, hi int) 
 	}
 }
 
+// formatPlain writes "A\tB\tJaccard\n" lines (fmt's "%d\t%d\t%.6f\n" in
+// strconv's calls: TestWriteRanges formats millions of lines, which fmt
+// made most of its time under the race detector).
 func formatPlain(buf []byte, ps []neardup.Pair) []byte {
 	for _, p := range ps {
-		buf = fmt.Appendf(buf, "%d\t%d\t%.6f\n", p.A, p.B, p.Jaccard)
+		buf = strconv.AppendInt(buf, int64(p.A), 10)
+		buf = append(buf, '\t')
+		buf = strconv.AppendInt(buf, int64(p.B), 10)
+		buf = append(buf, '\t')
+		buf = strconv.AppendFloat(buf, p.Jaccard, 'f', 6, 64)
+		buf = append(buf, '\n')
 	}
 	return buf
 }
