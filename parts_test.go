@@ -170,6 +170,11 @@ func mustSet(t *testing.T, p Params, text string) []uint64 {
 }
 
 func TestSketchAllocs(t *testing.T) {
+	if raceEnabled {
+		// The race detector's sync.Pool drops a random quarter of the
+		// scratch buffers put back; the count is checked without it.
+		t.Skip("allocation count is not defined under the race detector")
+	}
 	sk, err := NewSketcher(Params{})
 	if err != nil {
 		t.Fatal(err)
