@@ -14,7 +14,7 @@ import (
 type parquetSrc struct {
 	r     *Reader
 	file  *parquet.File
-	pr    *parquet.Reader
+	pr    *parquet.GenericReader[any]
 	rows  []parquet.Row
 	n, i  int
 	end   error // error that ended the last batch
@@ -69,7 +69,7 @@ func (r *Reader) openParquetFile(f io.ReaderAt, size int64) (err error) {
 	if id >= 0 {
 		p.id = leaf(id)
 	}
-	p.pr = parquet.NewReader(pf)
+	p.pr = parquet.NewGenericReader[any](pf)
 	r.closers = append(r.closers, p.pr.Close)
 	r.src = p
 	return nil

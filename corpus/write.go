@@ -235,14 +235,14 @@ var crlf = []byte("\r\n")
 func (w *rawWriter) close() error { return w.bw.Flush() }
 
 type parquetWriter struct {
-	pw     *parquet.Writer
+	pw     *parquet.GenericWriter[any]
 	schema *parquet.Schema
 	first  string
 }
 
 func newParquetWriter(w io.Writer, r *Reader) (*parquetWriter, error) {
 	s := r.src.(*parquetSrc).file.Schema()
-	return &parquetWriter{pw: parquet.NewWriter(w, s), schema: s, first: r.name}, nil
+	return &parquetWriter{pw: parquet.NewGenericWriter[any](w, s), schema: s, first: r.name}, nil
 }
 
 func (p *parquetWriter) start(r *Reader) (bool, error) {
