@@ -18,6 +18,13 @@ var haveAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasPOPCNT
 // both.
 var useAVX512 = haveAVX512
 
+// haveAVX2 reports whether the CPU can run equalRowsAVX2.
+var haveAVX2 = cpu.X86.HasAVX2
+
+// useAVX2 selects equalRowsAVX2 where the AVX-512 kernel is off. Tests
+// flip it to run every kernel.
+var useAVX2 = haveAVX2
+
 // agreeRowsAVX512 compares a (chunks*8 words) with n rows of as many words
 // from rows on, and writes to out the index (first for the first row) of every
 // row with at least need equal bytes, and to masks the chunks words of
@@ -92,13 +99,13 @@ func equalPrefix(eq *[2]uint64, a, b []uint32, n int) bool {
 //go:noescape
 func equalPrefixAVX512(a, b *uint32, groups int) (lo, hi uint64)
 
-// equalRows is equalRowsGeneric, with the AVX-512 kernel when it is on.
-// The kernel reads whole 64-byte vectors of a row (as many as a's values
-// need) under a lane mask (the values past len(a) are not
-// compared), so comp must hold 64 values past its last row's start (Run
-// allocates them).
+// equalRows is equalRowsGeneric, with the AVX-512 kernel when it is on,
+// else the AVX2 one. The kernels read whole vectors of a row (64 and 32
+// bytes, as many as a's values need; AVX-512 under a lane mask, AVX2 with
+// the bits past len(a) cleared after), so comp must hold 64 values past
+// its last row's start (Run allocates them).
 func equalRows(out []uint64, a, comp []uint32, stride int, rows []entry) {
-	if !useAVX512 || len(rows) == 0 || len(a) == 0 || len(a) > 64 {
+	if !(useAVX512 || useAVX2) || len(rows) == 0 || len(a) == 0 || len(a) > 64 {
 		equalRowsGeneric(out, a, comp, stride, rows)
 		return
 	}
@@ -110,7 +117,11 @@ func equalRows(out []uint64, a, comp []uint32, stride int, rows []entry) {
 	}
 	var first [64]uint32
 	copy(first[:], a)
-	equalRowsAVX512(&first[0], &comp[0], &rows[0].id, len(rows), 4*stride, lanes, (n+15)/16, &out[0])
+	if useAVX512 {
+		equalRowsAVX512(&first[0], &comp[0], &rows[0].id, len(rows), 4*stride, lanes, (n+15)/16, &out[0])
+		return
+	}
+	equalRowsAVX2(&first[0], &comp[0], &rows[0].id, len(rows), 4*stride, lanes, (n+7)/8, &out[0])
 }
 
 // equalRowsAVX512 stores to out[k], for k < n, the equality bits of the
@@ -121,3 +132,9 @@ func equalRows(out []uint64, a, comp []uint32, stride int, rows []entry) {
 //
 //go:noescape
 func equalRowsAVX512(a, comp *uint32, ids *uint32, n, rowBytes int, lanes uint64, vecs int, out *uint64)
+
+// equalRowsAVX2 is equalRowsAVX512 with AVX2: the same bits, from the
+// first vecs (1-8) vectors of 8 values of each row.
+//
+//go:noescape
+func equalRowsAVX2(a, comp *uint32, ids *uint32, n, rowBytes int, lanes uint64, vecs int, out *uint64)

@@ -200,3 +200,90 @@ erstore:
 erdone:
 	VZEROUPPER
 	RET
+
+// func equalRowsAVX2(a, comp *uint32, ids *uint32, n, rowBytes int, lanes uint64, vecs int, out *uint64)
+//
+// equalRowsAVX512 for CPUs with AVX2 only: a's 64 values in Y0-Y7, 8 a
+// register; each of the first vecs (1-8) vectors of a row is compared
+// whole (VPCMPEQD), its 8 lanes' bits gathered by VMOVMSKPS, and the bits
+// past the compared values cleared with lanes before the store.
+TEXT ·equalRowsAVX2(SB), NOSPLIT, $0-64
+	MOVQ a+0(FP), SI
+	MOVQ comp+8(FP), DI
+	MOVQ ids+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ rowBytes+32(FP), R10
+	MOVQ lanes+40(FP), R9
+	MOVQ vecs+48(FP), R12
+	MOVQ out+56(FP), R11
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	VMOVDQU 64(SI), Y2
+	VMOVDQU 96(SI), Y3
+	VMOVDQU 128(SI), Y4
+	VMOVDQU 160(SI), Y5
+	VMOVDQU 192(SI), Y6
+	VMOVDQU 224(SI), Y7
+	TESTQ CX, CX
+	JLE  er2done
+
+er2loop:
+	MOVL  (R8), AX
+	IMULQ R10, AX
+	ADDQ  DI, AX
+	VPCMPEQD  (AX), Y0, Y8
+	VMOVMSKPS Y8, BX
+	CMPQ R12, $2
+	JB   er2store
+	VPCMPEQD  32(AX), Y1, Y8
+	VMOVMSKPS Y8, DX
+	SHLQ $8, DX
+	ORQ  DX, BX
+	CMPQ R12, $3
+	JB   er2store
+	VPCMPEQD  64(AX), Y2, Y8
+	VMOVMSKPS Y8, DX
+	SHLQ $16, DX
+	ORQ  DX, BX
+	CMPQ R12, $4
+	JB   er2store
+	VPCMPEQD  96(AX), Y3, Y8
+	VMOVMSKPS Y8, DX
+	SHLQ $24, DX
+	ORQ  DX, BX
+	CMPQ R12, $5
+	JB   er2store
+	VPCMPEQD  128(AX), Y4, Y8
+	VMOVMSKPS Y8, DX
+	SHLQ $32, DX
+	ORQ  DX, BX
+	CMPQ R12, $6
+	JB   er2store
+	VPCMPEQD  160(AX), Y5, Y8
+	VMOVMSKPS Y8, DX
+	SHLQ $40, DX
+	ORQ  DX, BX
+	CMPQ R12, $7
+	JB   er2store
+	VPCMPEQD  192(AX), Y6, Y8
+	VMOVMSKPS Y8, DX
+	SHLQ $48, DX
+	ORQ  DX, BX
+	CMPQ R12, $8
+	JB   er2store
+	VPCMPEQD  224(AX), Y7, Y8
+	VMOVMSKPS Y8, DX
+	SHLQ $56, DX
+	ORQ  DX, BX
+
+er2store:
+	ANDQ  R9, BX
+	MOVQ  BX, (R11)
+	ADDQ  $16, R8
+	ADDQ  $8, R11
+	DECQ  CX
+	JNZ   er2loop
+
+er2done:
+	VZEROUPPER
+	RET

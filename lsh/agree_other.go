@@ -7,8 +7,9 @@ func agreeRows(dst []int32, masks []uint64, a, low []uint64, words, lo, hi, need
 	return agreeRowsGeneric(dst, masks, a, low, words, lo, hi, need)
 }
 
-// haveAVX512 and useAVX512 are false: no vector kernel in this build.
-var haveAVX512, useAVX512 = false, false
+// haveAVX512, useAVX512, haveAVX2 and useAVX2 are false: no vector
+// kernel in this build.
+var haveAVX512, useAVX512, haveAVX2, useAVX2 = false, false, false, false
 
 // equalBits is equalBitsGeneric: no vector kernel in this build.
 func equalBits(eq []uint64, a, b []uint32) int { return equalBitsGeneric(eq, a, b) }

@@ -8,11 +8,18 @@ import (
 	"testing"
 )
 
-// kernels runs f with each agreeRows kernel this build and CPU have.
+// kernels runs f with each set of kernels this build and CPU have: the
+// generic ones, AVX2 (only equalRows has one) and AVX-512.
 func kernels(t *testing.T, f func(t *testing.T)) {
-	defer func(u bool) { useAVX512 = u }(useAVX512)
-	useAVX512 = false
+	defer func(u, v bool) { useAVX512, useAVX2 = u, v }(useAVX512, useAVX2)
+	useAVX512, useAVX2 = false, false
 	t.Run("generic", f)
+	if haveAVX2 {
+		useAVX2 = true
+		t.Run("avx2", f)
+	} else {
+		t.Log("no AVX2 kernel in this build or on this CPU")
+	}
 	if haveAVX512 {
 		useAVX512 = true
 		t.Run("avx512", f)

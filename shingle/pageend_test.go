@@ -18,7 +18,7 @@ import (
 func TestASCIIPathPageEnd(t *testing.T) {
 	mem := guardedPage(t)
 	page := len(mem)
-	defer func(a, m, w bool) { useASCIIPath, useMasksAVX512, useWordAsm = a, m, w }(useASCIIPath, useMasksAVX512, useWordAsm)
+	defer func(a bool, m maskKernel, w bool) { useASCIIPath, useMasks, useWordAsm = a, m, w }(useASCIIPath, useMasks, useWordAsm)
 	const words = "Alpha beta2 GAMMA delta epsilonic zeta eta theta-iota kappa lambda mu"
 	for n := 1; n <= 300; n++ {
 		for _, last := range []byte{'x', ' '} {
@@ -32,10 +32,12 @@ func TestASCIIPathPageEnd(t *testing.T) {
 				useASCIIPath = false
 				general := s.appendWord(nil, text)
 				useASCIIPath = true
-				for _, k := range [][2]bool{{false, false}, {haveMasksAVX512, haveWordAsm}} {
-					useMasksAVX512, useWordAsm = k[0], k[1]
-					if got := s.appendWord(nil, text); !slices.Equal(got, general) {
-						t.Fatalf("n=%d N=%d kernels %v: %x, want %x", n, ng, k, got, general)
+				for _, m := range maskKernels() {
+					for _, w := range []bool{false, haveWordAsm} {
+						useMasks, useWordAsm = m, w
+						if got := s.appendWord(nil, text); !slices.Equal(got, general) {
+							t.Fatalf("n=%d N=%d masks %v asm %v: %x, want %x", n, ng, m, w, got, general)
+						}
 					}
 				}
 			}

@@ -738,28 +738,35 @@ func TestAppendTokens(t *testing.T) {
 }
 
 // TestASCIIPath: on ASCII text, the mask-based path (appendWordASCII,
-// with its masks from alnum64 and, where the CPU has them, from the
-// AVX-512 kernel, and its loop in Go and in assembly for N = 3) gives the same hashes in the same order as the general path,
-// for shingle lengths 1 to 5, over random text whose tokens and separator
-// runs have every length from 1 to 70, so that they start, end and cross
-// every position of the 64-byte blocks and the text's end, and whose
-// separators include the bytes beside each range of letters and digits;
-// and on text with a byte >= 0x80 in any block, where the ASCII path
-// hands over to the general one.
+// with its masks from alnum64 and from each vector kernel the CPU has,
+// and its loop in Go and in assembly for N = 3) gives the same hashes in
+// the same order as the general path, for shingle lengths 1 to 5, over
+// random text whose tokens and separator runs have every length from 1 to
+// 70, so that they start, end and cross every position of the 64-byte
+// blocks and the text's end, and whose separators include the bytes
+// beside each range of letters and digits; and on text with a byte >=
+// 0x80 in any block, where the ASCII path hands over to the general one.
 func TestASCIIPath(t *testing.T) {
 	defer func(saved bool) { useASCIIPath = saved }(useASCIIPath)
-	defer func(saved bool) { useMasksAVX512 = saved }(useMasksAVX512)
+	defer func(saved maskKernel) { useMasks = saved }(useMasks)
 	defer func(saved bool) { useWordAsm = saved }(useWordAsm)
-	type kernels struct{ masks, words bool }
-	ks := []kernels{{false, false}}
-	if haveMasksAVX512 {
-		ks = append(ks, kernels{true, false})
-	} else {
-		t.Log("no AVX-512: the vector mask kernel is not tested")
+	type kernels struct {
+		masks maskKernel
+		words bool
 	}
-	if haveWordAsm {
-		ks = append(ks, kernels{false, true}, kernels{haveMasksAVX512, true})
-	} else {
+	var ks []kernels
+	for _, m := range maskKernels() {
+		ks = append(ks, kernels{m, false})
+		if haveWordAsm {
+			ks = append(ks, kernels{m, true})
+		}
+	}
+	if !haveMasksAVX2 {
+		t.Log("no AVX2: the vector mask kernels are not tested")
+	} else if !haveMasksAVX512 {
+		t.Log("no AVX-512: the AVX-512 mask kernel is not tested")
+	}
+	if !haveWordAsm {
 		t.Log("no BMI2: the assembly word loop is not tested")
 	}
 	r := rand.New(rand.NewPCG(7, 7))
@@ -803,7 +810,7 @@ func TestASCIIPath(t *testing.T) {
 			general := s.appendWord([]uint64{42}, text)
 			useASCIIPath = true
 			for _, k := range ks {
-				useMasksAVX512, useWordAsm = k.masks, k.words
+				useMasks, useWordAsm = k.masks, k.words
 				if fast := s.appendWord([]uint64{42}, text); !slices.Equal(fast, general) {
 					t.Fatalf("N=%d kernels %+v %q:\n ascii   %x\n general %x", n, k, text, fast, general)
 				}

@@ -194,7 +194,8 @@ func BenchmarkJaccardAtLeastUniform(b *testing.B) {
 // AppendSet (with the sort and deduplication), distinct AppendDistinct
 // (deduplication by hash table, no sort); hash-generic is hash in pure
 // Go (the letter and digit masks 8 bytes at a time, alnum64, and the loop
-// over tokens) where the CPU would use assembly.
+// over tokens) where the CPU would use assembly, and hash-avx2masks is
+// hash with the AVX2 mask kernel where the CPU would use AVX-512's.
 func BenchmarkCorpus(b *testing.B) {
 	var docs [][]byte
 	var total int64
@@ -208,18 +209,32 @@ func BenchmarkCorpus(b *testing.B) {
 	}
 	s := mustNew(b, Options{Mode: Word})
 	dst := make([]uint64, 0, 1<<16)
+	// kernels: "" for the CPU's best, else the mask kernel and whether
+	// the assembly word loop runs.
+	type kernels struct {
+		masks maskKernel
+		asm   bool
+	}
 	for _, c := range []struct {
-		name    string
-		fn      func(dst []uint64, text []byte) []uint64
-		generic bool
-	}{{"hash", s.appendWord, false}, {"hash-generic", s.appendWord, true}, {"set", s.AppendSet, false}, {"distinct", s.AppendDistinct, false}} {
+		name string
+		fn   func(dst []uint64, text []byte) []uint64
+		k    *kernels
+		skip string // why the case would repeat another, if it would
+	}{
+		{"hash", s.appendWord, nil, ""},
+		{"hash-generic", s.appendWord, &kernels{masksGo, false}, "no assembly: hash is the same path"},
+		{"hash-avx2masks", s.appendWord, &kernels{masksAVX2, haveWordAsm}, "AVX2 masks are hash's, or the CPU has none"},
+		{"set", s.AppendSet, nil, ""},
+		{"distinct", s.AppendDistinct, nil, ""},
+	} {
 		b.Run(c.name, func(b *testing.B) {
-			if c.generic {
-				if !haveMasksAVX512 && !haveWordAsm {
-					b.Skip("no assembly: hash is the same path")
+			if c.k != nil {
+				best := maskKernels()[len(maskKernels())-1]
+				if (c.k.masks == best && c.k.asm == haveWordAsm) || (c.k.masks == masksAVX2 && !haveMasksAVX2) {
+					b.Skip(c.skip)
 				}
-				defer func(m, w bool) { useMasksAVX512, useWordAsm = m, w }(useMasksAVX512, useWordAsm)
-				useMasksAVX512, useWordAsm = false, false
+				defer func(m maskKernel, w bool) { useMasks, useWordAsm = m, w }(useMasks, useWordAsm)
+				useMasks, useWordAsm = c.k.masks, c.k.asm
 			}
 			b.SetBytes(total / int64(len(docs)))
 			b.ReportAllocs()

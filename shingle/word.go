@@ -181,10 +181,35 @@ func alnum64(text []byte, i int) (uint64, bool) {
 	return m, non == 0
 }
 
-// useMasksAVX512 selects alnumMasksAVX512 over alnum64 for the masks of
-// appendWordASCII, where the CPU has the kernel. Tests flip it to run
-// both.
-var useMasksAVX512 = haveMasksAVX512
+// maskKernel names the code that computes alnumMasks' whole blocks.
+type maskKernel uint8
+
+const (
+	masksGo     maskKernel = iota // alnum64, 8 bytes at a time
+	masksAVX2                     // alnumMasksAVX2
+	masksAVX512                   // alnumMasksAVX512
+)
+
+func (k maskKernel) String() string {
+	return [...]string{"go", "avx2", "avx512"}[k]
+}
+
+// maskKernels returns the mask kernels this CPU can run, the portable one
+// first and the fastest last.
+func maskKernels() []maskKernel {
+	ks := []maskKernel{masksGo}
+	if haveMasksAVX2 {
+		ks = append(ks, masksAVX2)
+	}
+	if haveMasksAVX512 {
+		ks = append(ks, masksAVX512)
+	}
+	return ks
+}
+
+// useMasks selects the kernel for the masks of appendWordASCII: the
+// fastest the CPU has. Tests flip it to run each of maskKernels.
+var useMasks = maskKernels()[len(maskKernels())-1]
 
 // useWordAsm selects wordHashes3 for appendWordASCII's loop when N = 3,
 // where the CPU can run it. Tests flip it to run both.
@@ -202,8 +227,14 @@ func (s *Shingler) alnumMasks(text []byte) ([]uint64, bool) {
 	}
 	m := s.masks[:nb+1]
 	k := 0
-	if useMasksAVX512 && nb > 0 {
-		if !alnumMasksAVX512(&text[0], nb, &m[0]) {
+	if useMasks != masksGo && nb > 0 {
+		var ok bool
+		if useMasks == masksAVX512 {
+			ok = alnumMasksAVX512(&text[0], nb, &m[0])
+		} else {
+			ok = alnumMasksAVX2(&text[0], nb, &m[0])
+		}
+		if !ok {
 			return nil, false
 		}
 		k = nb
@@ -220,7 +251,7 @@ func (s *Shingler) alnumMasks(text []byte) ([]uint64, bool) {
 
 // appendWordASCII is appendWord for text with no byte >= 0x80. Token
 // boundaries come from masks of 64 bytes at a time (alnumMasks, with
-// AVX-512 where the CPU has it) rather than from a scan that waits on
+// AVX-512 or AVX2 where the CPU has it) rather than from a scan that waits on
 // each token's end to find the next, and each token is hashed straight
 // from the text. If text has a byte >= 0x80 it returns dst as it was and
 // false, before hashing anything.

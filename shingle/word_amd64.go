@@ -16,6 +16,15 @@ var haveMasksAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW
 //go:noescape
 func alnumMasksAVX512(p *byte, blocks int, out *uint64) bool
 
+// haveMasksAVX2 reports whether the CPU can run alnumMasksAVX2.
+var haveMasksAVX2 = cpu.X86.HasAVX2
+
+// alnumMasksAVX2 is alnumMasksAVX512 with AVX2 (32 bytes a register): the
+// same masks, stores and result.
+//
+//go:noescape
+func alnumMasksAVX2(p *byte, blocks int, out *uint64) bool
+
 // haveWordAsm reports whether the CPU can run wordHashes3 (BMI1's ANDN,
 // TZCNT and BLSR, BMI2's MULX, BZHI and SHRX).
 var haveWordAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2

@@ -10,6 +10,14 @@ func alnumMasksAVX512(p *byte, blocks int, out *uint64) bool {
 	panic("shingle: alnumMasksAVX512 without the kernel")
 }
 
+// haveMasksAVX2 is false: no vector kernel in this build.
+const haveMasksAVX2 = false
+
+// alnumMasksAVX2 is never called in this build.
+func alnumMasksAVX2(p *byte, blocks int, out *uint64) bool {
+	panic("shingle: alnumMasksAVX2 without the kernel")
+}
+
 // haveWordAsm is false: no assembly in this build.
 const haveWordAsm = false
 

@@ -54,3 +54,77 @@ nonascii:
 	VZEROUPPER
 	MOVB $0, ret+24(FP)
 	RET
+
+// func alnumMasksAVX2(p *byte, blocks int, out *uint64) bool
+//
+// alnumMasksAVX512 for CPUs with AVX2 only, 32 bytes a register: AVX2
+// has no unsigned byte compare, so d <= 9 (d = byte - '0') is tested as
+// min(d, 9) == d (VPMINUB, VPCMPEQB) and likewise l <= 25 for
+// l = (byte | 0x20) - 'a'; VPMOVMSKB gathers each half's 32 bits, and of
+// the raw bytes their top bits (a byte >= 0x80).
+TEXT ·alnumMasksAVX2(SB), NOSPLIT, $0-25
+	MOVQ p+0(FP), SI
+	MOVQ blocks+8(FP), CX
+	MOVQ out+16(FP), DI
+
+	MOVL         $0x20202020, AX
+	MOVQ         AX, X10
+	VPBROADCASTD X10, Y10
+	MOVL         $0xd0d0d0d0, AX // -'0'
+	MOVQ         AX, X11
+	VPBROADCASTD X11, Y11
+	MOVL         $0x9f9f9f9f, AX // -'a'
+	MOVQ         AX, X12
+	VPBROADCASTD X12, Y12
+	MOVL         $0x09090909, AX
+	MOVQ         AX, X13
+	VPBROADCASTD X13, Y13
+	MOVL         $0x19191919, AX
+	MOVQ         AX, X14
+	VPBROADCASTD X14, Y14
+
+	TESTQ CX, CX
+	JLE   ascii2
+
+loop2:
+	VMOVDQU   (SI), Y0
+	VMOVDQU   32(SI), Y1
+	VPOR      Y0, Y1, Y2
+	VPMOVMSKB Y2, AX
+	TESTL     AX, AX
+	JNZ       nonascii2
+	VPADDB    Y11, Y0, Y2
+	VPMINUB   Y13, Y2, Y3
+	VPCMPEQB  Y3, Y2, Y2 // digit
+	VPOR      Y10, Y0, Y4
+	VPADDB    Y12, Y4, Y4
+	VPMINUB   Y14, Y4, Y5
+	VPCMPEQB  Y5, Y4, Y4 // letter
+	VPOR      Y4, Y2, Y2
+	VPMOVMSKB Y2, AX
+	VPADDB    Y11, Y1, Y6
+	VPMINUB   Y13, Y6, Y7
+	VPCMPEQB  Y7, Y6, Y6
+	VPOR      Y10, Y1, Y8
+	VPADDB    Y12, Y8, Y8
+	VPMINUB   Y14, Y8, Y9
+	VPCMPEQB  Y9, Y8, Y8
+	VPOR      Y8, Y6, Y6
+	VPMOVMSKB Y6, BX
+	SHLQ      $32, BX
+	ORQ       BX, AX
+	MOVQ      AX, (DI)
+	ADDQ      $64, SI
+	ADDQ      $8, DI
+	DECQ      CX
+	JNZ       loop2
+
+ascii2:
+	VZEROUPPER
+	MOVB $1, ret+24(FP)
+	RET
+
+nonascii2:
+	VZEROUPPER
+	MOVB $0, ret+24(FP)
+	RET
