@@ -46,9 +46,10 @@ func MaxIntersection(a, b *Bitmap, na, nb int) int {
 
 // MaxIntersections sets out[i] to MaxIntersection(a, &bms[y], na,
 // int(sizes[y])) for y = ys[i], for every i < len(ys): the bounds of one
-// set against many in one call, the differing bits counted by an AVX-512
-// loop over the bitmaps where the CPU has VPOPCNTDQ (with the bitmaps
-// ahead prefetched), a call per pair elsewhere. It panics if out is
+// set against many in one call, the differing bits counted by an
+// assembly loop over the bitmaps, with the bitmaps ahead prefetched
+// (AVX-512 where the CPU has VPOPCNTDQ, else POPCNT a word at a time), a
+// call per pair in the portable build. It panics if out is
 // shorter than ys or a ys[i] is out of range of bms or sizes. It does not
 // allocate.
 func MaxIntersections(out []int32, a *Bitmap, na int, bms []Bitmap, sizes []int32, ys []int32) {
@@ -56,9 +57,13 @@ func MaxIntersections(out []int32, a *Bitmap, na int, bms []Bitmap, sizes []int3
 	if len(ys) == 0 {
 		return
 	}
-	if useXorCountAVX512 {
+	if useXorCountAVX512 || useMaxPOPCNT {
 		limit := min(len(bms), len(sizes))
-		if limit == 0 || maxIntersectionsAVX512(a, &bms[0], &sizes[0], &ys[0], len(ys), na, limit, &out[0]) < len(ys) {
+		kernel := maxIntersectionsPOPCNT
+		if useXorCountAVX512 {
+			kernel = maxIntersectionsAVX512
+		}
+		if limit == 0 || kernel(a, &bms[0], &sizes[0], &ys[0], len(ys), na, limit, &out[0]) < len(ys) {
 			panic("shingle: MaxIntersections: index out of range")
 		}
 		return

@@ -23,3 +23,15 @@ func xorCountAVX512(a, b *Bitmap) int
 //
 //go:noescape
 func maxIntersectionsAVX512(a, bms *Bitmap, sizes, ys *int32, n, na, limit int, out *int32) int
+
+// haveMaxPOPCNT reports whether the CPU can run maxIntersectionsPOPCNT.
+var haveMaxPOPCNT = cpu.X86.HasPOPCNT
+
+// useMaxPOPCNT selects maxIntersectionsPOPCNT in MaxIntersections where
+// the AVX-512 kernel is off; tests flip it.
+var useMaxPOPCNT = haveMaxPOPCNT
+
+// maxIntersectionsPOPCNT is maxIntersectionsAVX512 with scalar POPCNT.
+//
+//go:noescape
+func maxIntersectionsPOPCNT(a, bms *Bitmap, sizes, ys *int32, n, na, limit int, out *int32) int

@@ -15,3 +15,11 @@ func xorCountAVX512(a, b *Bitmap) int { panic("shingle: xorCountAVX512 without t
 func maxIntersectionsAVX512(a, bms *Bitmap, sizes, ys *int32, n, na, limit int, out *int32) int {
 	panic("shingle: maxIntersectionsAVX512 without the kernel")
 }
+
+// haveMaxPOPCNT and useMaxPOPCNT are false: no kernel in this build.
+var haveMaxPOPCNT, useMaxPOPCNT = false, false
+
+// maxIntersectionsPOPCNT is never called in this build.
+func maxIntersectionsPOPCNT(a, bms *Bitmap, sizes, ys *int32, n, na, limit int, out *int32) int {
+	panic("shingle: maxIntersectionsPOPCNT without the kernel")
+}
