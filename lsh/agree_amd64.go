@@ -18,10 +18,11 @@ var haveAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasPOPCNT
 // both.
 var useAVX512 = haveAVX512
 
-// haveAVX2 reports whether the CPU can run equalRowsAVX2.
-var haveAVX2 = cpu.X86.HasAVX2
+// haveAVX2 reports whether the CPU can run the AVX2 kernels
+// (equalRowsAVX2, agreeRowsAVX2; POPCNT too, which every AVX2 CPU has).
+var haveAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasPOPCNT
 
-// useAVX2 selects equalRowsAVX2 where the AVX-512 kernel is off. Tests
+// useAVX2 selects the AVX2 kernels where the AVX-512 ones are off. Tests
 // flip it to run every kernel.
 var useAVX2 = haveAVX2
 
@@ -38,9 +39,10 @@ func agreeRowsAVX512(a, rows *uint64, chunks, n, need int, out *int32, masks *ui
 // agreeRows appends to dst the y in [lo, hi) whose packed row
 // low[y*words:(y+1)*words] has at least need bytes equal to a's
 // (agreeLow), and to masks their byte-equality bits (lowMasks), with the
-// AVX-512 kernel when the rows are whole 64-byte chunks.
+// AVX-512 kernel (else the AVX2 one) when the rows are whole 64-byte
+// chunks.
 func agreeRows(dst []int32, masks []uint64, a, low []uint64, words, lo, hi, need int) ([]int32, []uint64) {
-	if !useAVX512 || words%8 != 0 || hi <= lo {
+	if !(useAVX512 || useAVX2) || words%8 != 0 || hi <= lo {
 		return agreeRowsGeneric(dst, masks, a, low, words, lo, hi, need)
 	}
 	_ = low[hi*words-1]
@@ -49,7 +51,11 @@ func agreeRows(dst []int32, masks []uint64, a, low []uint64, words, lo, hi, need
 	n, nm := len(dst), len(masks)
 	dst = slices.Grow(dst, hi-lo)[:n+hi-lo]
 	masks = slices.Grow(masks, (hi-lo)*chunks)[:nm+(hi-lo)*chunks]
-	k := agreeRowsAVX512(&a[0], &low[lo*words], chunks, hi-lo, need, &dst[n], &masks[nm], lo)
+	kernel := agreeRowsAVX2
+	if useAVX512 {
+		kernel = agreeRowsAVX512
+	}
+	k := kernel(&a[0], &low[lo*words], chunks, hi-lo, need, &dst[n], &masks[nm], lo)
 	return dst[:n+k], masks[:nm+k*chunks]
 }
 
@@ -138,3 +144,8 @@ func equalRowsAVX512(a, comp *uint32, ids *uint32, n, rowBytes int, lanes uint64
 //
 //go:noescape
 func equalRowsAVX2(a, comp *uint32, ids *uint32, n, rowBytes int, lanes uint64, vecs int, out *uint64)
+
+// agreeRowsAVX2 is agreeRowsAVX512 with AVX2: the same rows and masks.
+//
+//go:noescape
+func agreeRowsAVX2(a, rows *uint64, chunks, n, need int, out *int32, masks *uint64, first int) int

@@ -2,6 +2,25 @@
 
 #include "textflag.h"
 
+// ROW_DONE ends a row of the agreeRows kernels (registers as there: AX
+// rows written, DX the row's equal bytes, R9 need, R10 out, R11 the row's
+// index, R12 its bytes, R14 where the next passing row's masks go, R15
+// past this row's masks; CX the index after the last row): the row's
+// index is stored at the next free place, which advances (and the masks
+// are kept) only if it passes, without a branch; then on to the next row
+// at label next, if there is one.
+#define ROW_DONE(next) \
+	MOVL    R11, (R10)(AX*4); \
+	XORL    BX, BX; \
+	CMPQ    DX, R9; \
+	SETGE   BX; \
+	CMOVQGE R15, R14; \
+	ADDQ    BX, AX; \
+	ADDQ    R12, DI; \
+	INCQ    R11; \
+	CMPQ    R11, CX; \
+	JL      next
+
 // func agreeRowsAVX512(a, rows *uint64, chunks, n, need int, out *int32, masks *uint64, first int) int
 //
 // For each of n rows of chunks 64-byte chunks: the bytes equal to a's,
@@ -44,16 +63,7 @@ chunk:
 	DECQ      R13
 	JNZ       chunk
 
-	MOVL    R11, (R10)(AX*4)
-	XORL    BX, BX
-	CMPQ    DX, R9
-	SETGE   BX
-	CMOVQGE R15, R14 // keep the masks
-	ADDQ    BX, AX
-	ADDQ    R12, DI
-	INCQ    R11
-	CMPQ    R11, CX
-	JL      row
+	ROW_DONE(row)
 
 done:
 	VZEROUPPER
@@ -286,4 +296,53 @@ er2store:
 
 er2done:
 	VZEROUPPER
+	RET
+
+// func agreeRowsAVX2(a, rows *uint64, chunks, n, need int, out *int32, masks *uint64, first int) int
+//
+// agreeRowsAVX512 with AVX2: each 64-byte chunk as two 32-byte halves,
+// VPCMPEQB and VPMOVMSKB each, their masks joined into the chunk's 64
+// bits; the same counts, stores and branch-free advance.
+TEXT ·agreeRowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ a+0(FP), SI
+	MOVQ rows+8(FP), DI
+	MOVQ chunks+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ need+32(FP), R9
+	MOVQ out+40(FP), R10
+	MOVQ masks+48(FP), R14
+	MOVQ first+56(FP), R11 // row index
+	XORQ AX, AX            // rows written
+	TESTQ CX, CX
+	JLE  ar2done
+	ADDQ R11, CX // the index after the last row
+	SHLQ $6, R8  // bytes a row
+
+ar2row:
+	XORQ DX, DX   // equal bytes
+	XORQ R12, R12 // byte offset in the row
+	MOVQ R14, R15 // where this row's masks go
+
+ar2chunk:
+	VMOVDQU   (SI)(R12*1), Y0
+	VPCMPEQB  (DI)(R12*1), Y0, Y0
+	VPMOVMSKB Y0, BX
+	VMOVDQU   32(SI)(R12*1), Y1
+	VPCMPEQB  32(DI)(R12*1), Y1, Y1
+	VPMOVMSKB Y1, R13
+	SHLQ      $32, R13
+	ORQ       R13, BX
+	MOVQ      BX, (R15)
+	ADDQ      $8, R15
+	POPCNTQ   BX, BX
+	ADDQ      BX, DX
+	ADDQ      $64, R12
+	CMPQ      R12, R8
+	JL        ar2chunk
+
+	ROW_DONE(ar2row)
+
+ar2done:
+	VZEROUPPER
+	MOVQ AX, ret+64(FP)
 	RET
