@@ -19,7 +19,8 @@ var haveAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasPOPCNT
 var useAVX512 = haveAVX512
 
 // haveAVX2 reports whether the CPU can run the AVX2 kernels
-// (equalRowsAVX2, agreeRowsAVX2; POPCNT too, which every AVX2 CPU has).
+// (equalRowsAVX2, agreeRowsAVX2, equalMasksAVX2; POPCNT too, which every
+// AVX2 CPU has).
 var haveAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasPOPCNT
 
 // useAVX2 selects the AVX2 kernels where the AVX-512 ones are off. Tests
@@ -65,17 +66,28 @@ func agreeRows(dst []int32, masks []uint64, a, low []uint64, words, lo, hi, need
 //go:noescape
 func equalMasksAVX512(a, b *uint32, groups int, out *uint16)
 
+// equalMasksAVX2 stores to out[g] the 8-bit mask of the lanes where
+// a[8g:8g+8] and b[8g:8g+8] are equal, for g < groups.
+//
+//go:noescape
+func equalMasksAVX2(a, b *uint32, groups int, out *uint8)
+
 // equalBits sets bit k%64 of eq[k/64] where a[k] == b[k] (len(b) >=
 // len(a), len(eq)*64 >= len(a)), clears the others, and returns how many
-// are set: with the AVX-512 kernel when len(a) is a multiple of 64.
+// are set: with the AVX-512 kernel (else the AVX2 one) when len(a) is a
+// multiple of 64.
 func equalBits(eq []uint64, a, b []uint32) int {
-	if !useAVX512 || len(a)%64 != 0 || len(a) == 0 {
+	if !(useAVX512 || useAVX2) || len(a)%64 != 0 || len(a) == 0 {
 		return equalBitsGeneric(eq, a, b)
 	}
 	b = b[:len(a)]
 	eq = eq[:len(a)/64]
-	// eq's words, little-endian, are the 16-bit masks in order.
-	equalMasksAVX512(&a[0], &b[0], len(a)/16, (*uint16)(unsafe.Pointer(&eq[0])))
+	// eq's words, little-endian, are the 16-bit (8-bit) masks in order.
+	if useAVX512 {
+		equalMasksAVX512(&a[0], &b[0], len(a)/16, (*uint16)(unsafe.Pointer(&eq[0])))
+	} else {
+		equalMasksAVX2(&a[0], &b[0], len(a)/8, (*uint8)(unsafe.Pointer(&eq[0])))
+	}
 	n := 0
 	for _, w := range eq {
 		n += bits.OnesCount64(w)

@@ -346,3 +346,31 @@ ar2done:
 	VZEROUPPER
 	MOVQ AX, ret+64(FP)
 	RET
+
+// func equalMasksAVX2(a, b *uint32, groups int, out *uint8)
+//
+// equalMasksAVX512 with AVX2: for each of groups groups of 8 values, the
+// 8-bit mask of the lanes where a and b are equal (VPCMPEQD, VMOVMSKPS),
+// stored to out.
+TEXT ·equalMasksAVX2(SB), NOSPLIT, $0-32
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DI
+	MOVQ groups+16(FP), CX
+	MOVQ out+24(FP), R8
+	TESTQ CX, CX
+	JLE  eq2done
+
+eq2loop:
+	VMOVDQU   (SI), Y0
+	VPCMPEQD  (DI), Y0, Y0
+	VMOVMSKPS Y0, AX
+	MOVB      AX, (R8)
+	ADDQ      $32, SI
+	ADDQ      $32, DI
+	INCQ      R8
+	DECQ      CX
+	JNZ       eq2loop
+	VZEROUPPER
+
+eq2done:
+	RET

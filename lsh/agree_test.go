@@ -9,7 +9,8 @@ import (
 )
 
 // kernels runs f with each set of kernels this build and CPU have: the
-// generic ones, AVX2 (equalRows and agreeRows have one) and AVX-512.
+// generic ones, AVX2 (equalRows, agreeRows and equalBits have one) and
+// AVX-512.
 func kernels(t *testing.T, f func(t *testing.T)) {
 	defer func(u, v bool) { useAVX512, useAVX2 = u, v }(useAVX512, useAVX2)
 	useAVX512, useAVX2 = false, false
