@@ -211,6 +211,15 @@ erdone:
 	VZEROUPPER
 	RET
 
+// NEXT8 ors into BX, from bit shift on, the 8 equality bits of the row's
+// values at byte off (from AX) and a's in register y (equalRowsAVX2); it
+// clobbers Y8 and DX.
+#define NEXT8(off, y, shift) \
+	VPCMPEQD  off(AX), y, Y8; \
+	VMOVMSKPS Y8, DX; \
+	SHLQ      shift, DX; \
+	ORQ       DX, BX
+
 // func equalRowsAVX2(a, comp *uint32, ids *uint32, n, rowBytes int, lanes uint64, vecs int, out *uint64)
 //
 // equalRowsAVX512 for CPUs with AVX2 only: a's 64 values in Y0-Y7, 8 a
@@ -245,46 +254,25 @@ er2loop:
 	VMOVMSKPS Y8, BX
 	CMPQ R12, $2
 	JB   er2store
-	VPCMPEQD  32(AX), Y1, Y8
-	VMOVMSKPS Y8, DX
-	SHLQ $8, DX
-	ORQ  DX, BX
+	NEXT8(32, Y1, $8)
 	CMPQ R12, $3
 	JB   er2store
-	VPCMPEQD  64(AX), Y2, Y8
-	VMOVMSKPS Y8, DX
-	SHLQ $16, DX
-	ORQ  DX, BX
+	NEXT8(64, Y2, $16)
 	CMPQ R12, $4
 	JB   er2store
-	VPCMPEQD  96(AX), Y3, Y8
-	VMOVMSKPS Y8, DX
-	SHLQ $24, DX
-	ORQ  DX, BX
+	NEXT8(96, Y3, $24)
 	CMPQ R12, $5
 	JB   er2store
-	VPCMPEQD  128(AX), Y4, Y8
-	VMOVMSKPS Y8, DX
-	SHLQ $32, DX
-	ORQ  DX, BX
+	NEXT8(128, Y4, $32)
 	CMPQ R12, $6
 	JB   er2store
-	VPCMPEQD  160(AX), Y5, Y8
-	VMOVMSKPS Y8, DX
-	SHLQ $40, DX
-	ORQ  DX, BX
+	NEXT8(160, Y5, $40)
 	CMPQ R12, $7
 	JB   er2store
-	VPCMPEQD  192(AX), Y6, Y8
-	VMOVMSKPS Y8, DX
-	SHLQ $48, DX
-	ORQ  DX, BX
+	NEXT8(192, Y6, $48)
 	CMPQ R12, $8
 	JB   er2store
-	VPCMPEQD  224(AX), Y7, Y8
-	VMOVMSKPS Y8, DX
-	SHLQ $56, DX
-	ORQ  DX, BX
+	NEXT8(224, Y7, $56)
 
 er2store:
 	ANDQ  R9, BX

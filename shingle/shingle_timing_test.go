@@ -209,8 +209,8 @@ func BenchmarkCorpus(b *testing.B) {
 	}
 	s := mustNew(b, Options{Mode: Word})
 	dst := make([]uint64, 0, 1<<16)
-	// kernels: "" for the CPU's best, else the mask kernel and whether
-	// the assembly word loop runs.
+	// kernels: the mask kernel and whether the assembly word loop runs;
+	// a case without them (nil) runs the CPU's best.
 	type kernels struct {
 		masks maskKernel
 		asm   bool

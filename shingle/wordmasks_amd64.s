@@ -55,6 +55,28 @@ nonascii:
 	MOVB $0, ret+24(FP)
 	RET
 
+// BCAST32 sets every dword of the YMM register y (through x, its XMM
+// half) to the constant c; it clobbers AX.
+#define BCAST32(c, x, y) \
+	MOVL         c, AX; \
+	MOVQ         AX, x; \
+	VPBROADCASTD x, y
+
+// ALNUM32 sets each byte of d to all ones where the byte of x is an ASCII
+// letter or digit (x < 0x80), else to zero, with the constants of
+// alnumMasksAVX2 in Y10-Y14: d = x - '0', digit where min(d, 9) == d;
+// l = (x | 0x20) - 'a', letter where min(l, 25) == l. dm, l and lm are
+// clobbered.
+#define ALNUM32(x, d, dm, l, lm) \
+	VPADDB   Y11, x, d; \
+	VPMINUB  Y13, d, dm; \
+	VPCMPEQB dm, d, d; \
+	VPOR     Y10, x, l; \
+	VPADDB   Y12, l, l; \
+	VPMINUB  Y14, l, lm; \
+	VPCMPEQB lm, l, l; \
+	VPOR     l, d, d
+
 // func alnumMasksAVX2(p *byte, blocks int, out *uint64) bool
 //
 // alnumMasksAVX512 for CPUs with AVX2 only, 32 bytes a register: AVX2
@@ -67,21 +89,11 @@ TEXT ·alnumMasksAVX2(SB), NOSPLIT, $0-25
 	MOVQ blocks+8(FP), CX
 	MOVQ out+16(FP), DI
 
-	MOVL         $0x20202020, AX
-	MOVQ         AX, X10
-	VPBROADCASTD X10, Y10
-	MOVL         $0xd0d0d0d0, AX // -'0'
-	MOVQ         AX, X11
-	VPBROADCASTD X11, Y11
-	MOVL         $0x9f9f9f9f, AX // -'a'
-	MOVQ         AX, X12
-	VPBROADCASTD X12, Y12
-	MOVL         $0x09090909, AX
-	MOVQ         AX, X13
-	VPBROADCASTD X13, Y13
-	MOVL         $0x19191919, AX
-	MOVQ         AX, X14
-	VPBROADCASTD X14, Y14
+	BCAST32($0x20202020, X10, Y10)
+	BCAST32($0xd0d0d0d0, X11, Y11) // -'0'
+	BCAST32($0x9f9f9f9f, X12, Y12) // -'a'
+	BCAST32($0x09090909, X13, Y13)
+	BCAST32($0x19191919, X14, Y14)
 
 	TESTQ CX, CX
 	JLE   ascii2
@@ -93,23 +105,9 @@ loop2:
 	VPMOVMSKB Y2, AX
 	TESTL     AX, AX
 	JNZ       nonascii2
-	VPADDB    Y11, Y0, Y2
-	VPMINUB   Y13, Y2, Y3
-	VPCMPEQB  Y3, Y2, Y2 // digit
-	VPOR      Y10, Y0, Y4
-	VPADDB    Y12, Y4, Y4
-	VPMINUB   Y14, Y4, Y5
-	VPCMPEQB  Y5, Y4, Y4 // letter
-	VPOR      Y4, Y2, Y2
+	ALNUM32(Y0, Y2, Y3, Y4, Y5)
 	VPMOVMSKB Y2, AX
-	VPADDB    Y11, Y1, Y6
-	VPMINUB   Y13, Y6, Y7
-	VPCMPEQB  Y7, Y6, Y6
-	VPOR      Y10, Y1, Y8
-	VPADDB    Y12, Y8, Y8
-	VPMINUB   Y14, Y8, Y9
-	VPCMPEQB  Y9, Y8, Y8
-	VPOR      Y8, Y6, Y6
+	ALNUM32(Y1, Y6, Y7, Y8, Y9)
 	VPMOVMSKB Y6, BX
 	SHLQ      $32, BX
 	ORQ       BX, AX
