@@ -89,7 +89,7 @@ func (s *Stats) add(c Stats) {
 // buckets). Every pair of documents sharing a bucket is a candidate. Each
 // candidate pair is reported in its home band only: the first band on which
 // the two agree. Run checks that by comparing the two documents' bucket
-// numbers in the earlier bands (or, with more than 64 bands, their slots),
+// numbers in the earlier bands (or, beyond 2^31 documents, their slots),
 // so no set of already-reported pairs is kept and memory does not grow
 // with the number of pairs.
 //
@@ -129,8 +129,9 @@ func (s *Stats) add(c Stats) {
 // pairs examined in buckets (each costing up to one comparison of home
 // band bucket numbers); memory is 32 bytes per document per worker (two
 // record arrays, allocated once and reused for every band), 4*Bands bytes
-// per document for the bucket numbers when 2 <= Bands <= 64 (with more
-// bands a pair's earlier bands are compared on their slots), and, when
+// per document for the bucket numbers when Bands >= 2 (at most the size
+// of the signatures' own band slots; from 2^31 documents a pair's earlier
+// bands are compared on their slots instead), and, when
 // there are more than MaxBucket documents, one chained-bucket bitset of
 // (Bands+63)/64 words per document plus 4 bytes per chained-bucket member;
 // nothing per pair. With MinAgree, a chained bucket of m members costs
@@ -180,7 +181,7 @@ func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) 
 	if bb, ok := p.newBandBits(c.Slots); ok && len(bb.starts) <= 2 {
 		sh.bb = &bb
 	}
-	if p.Bands >= 2 && p.Bands <= 64 && n < 1<<31 {
+	if p.Bands >= 2 && n < 1<<31 {
 		sh.comp = bucketNumbers(n, p.Bands, workers)
 	}
 	// Keys of at most three 32-bit slots name the slots exactly with the
@@ -333,7 +334,7 @@ type shared struct {
 	// agree on a band exactly when their numbers for it are equal, which
 	// the pair test reads in two or three cache lines instead of the
 	// slots of both signatures (bandWorker.bucketComp). nil when Bands is
-	// over 64 or under 2, or there are 1<<31 documents or more.
+	// under 2 or there are 1<<31 documents or more.
 	comp []uint32
 
 	// The chained buckets of every worker, largest first, shared out once
@@ -486,6 +487,8 @@ type bandWorker struct {
 	cbk    []chainBucket // chained buckets found, until addChained
 	gather []uint32      // agreeing(): a chained bucket's signatures
 	masks  []uint64      // bucketComp(): equality bits of band values
+	acc    []uint64      // bucketComp(): those bits over more than 64 bands
+	large  []uint64      // bucketComp(): a member's chained-bucket bitset
 	js     []uint32      // a member's reported partners, for Candidates.Row
 	seen   []uint64      // sortShared(): keepShared's table
 	stats  Stats
@@ -886,32 +889,57 @@ func (bw *bandWorker) bucket(b []entry, band int) {
 
 // bucketComp is bucket's loop for band > 0 with the bucket numbers of
 // shared.comp: for each member, the equality bits of its numbers for the
-// earlier bands against every later member's (equalRows); a pair with an
-// equal number for a band whose bucket is not chained agrees on that band
-// and was reported there. It reports the pairs bucket's loop does.
+// earlier bands against every later member's (equalRows, up to 64 bands a
+// call); a pair with an equal number for a band whose bucket is not chained
+// agrees on that band and was reported there. It reports the pairs
+// bucket's loop does.
 func (bw *bandWorker) bucketComp(b []entry, band int) {
 	sh := bw.sh
 	nb := bw.c.Params.Bands
-	before := uint64(1)<<band - 1 // band <= 63
-	var buf [1]uint64
 	// The members' rows are read by every pair: start loading them all
-	// (up to three lines each) before the first row waits.
+	// (up to three lines each, for the first 64 bands) before the first
+	// row waits.
+	pre := min(band, 64)
 	for _, e := range b[:min(len(b), 64)] {
-		row := sh.comp[int(e.id)*nb:][:band]
+		row := sh.comp[int(e.id)*nb:][:pre]
 		prefetch.Line(&row[0])
-		prefetch.Line(&row[band/2])
-		prefetch.Line(&row[band-1])
+		prefetch.Line(&row[pre/2])
+		prefetch.Line(&row[pre-1])
 	}
 	for x := 0; x+1 < len(b) && !bw.stop.Load(); x++ {
 		i := b[x].id
 		rest := b[x+1:]
 		bw.masks = slices.Grow(bw.masks[:0], len(rest))[:len(rest)]
-		equalRows(bw.masks, sh.comp[int(i)*nb:int(i)*nb+band], sh.comp, nb, rest)
-		allowed := before
+		var large []uint64
 		if sh.large != nil {
-			if l := bw.largeOf(buf[:0], i); len(l) > 0 {
-				allowed &^= l[0]
+			bw.large = bw.largeOf(bw.large[:0], i)
+			large = bw.large
+		}
+		row := sh.comp[int(i)*nb : int(i)*nb+band]
+		allowed := ^uint64(0)
+		if band <= 64 {
+			equalRows(bw.masks, row, sh.comp, nb, rest)
+			allowed >>= 64 - band
+			if len(large) > 0 {
+				allowed &^= large[0]
 			}
+		} else {
+			// More than 64 earlier bands: 64 at a time, the bits of
+			// each group's allowed bands or-ed into acc.
+			bw.acc = slices.Grow(bw.acc[:0], len(rest))[:len(rest)]
+			clear(bw.acc)
+			for lo := 0; lo < band; lo += 64 {
+				hi := min(lo+64, band)
+				equalRows(bw.masks, row[lo:hi], sh.comp[lo:], nb, rest)
+				in := ^uint64(0) >> (64 - (hi - lo))
+				if w := lo / 64; w < len(large) {
+					in &^= large[w]
+				}
+				for k, mk := range bw.masks {
+					bw.acc[k] |= mk & in
+				}
+			}
+			bw.masks, bw.acc = bw.acc, bw.masks
 		}
 		bw.js = bw.js[:0]
 		for k, mk := range bw.masks {

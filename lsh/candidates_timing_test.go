@@ -89,12 +89,16 @@ func BenchmarkRun(b *testing.B) {
 // (each slot its group's value with probability 0.8, so two copies agree
 // on a band of 3 with probability about 0.5), the groups' members spread
 // over the ids; cached across benchmarks.
-func nearBenchSigs(n int) []uint32 {
-	if s, ok := benchSigs[-n]; ok {
+func nearBenchSigs(n int) []uint32 { return nearSigs(n, 8) }
+
+// nearSigs is nearBenchSigs with groups of per copies on average.
+func nearSigs(n, per int) []uint32 {
+	key := -(n*64 + per)
+	if s, ok := benchSigs[key]; ok {
 		return s
 	}
 	rng := rand.New(rand.NewPCG(uint64(n), 2))
-	groups := n / 8
+	groups := n / per
 	tmpl := make([]uint32, groups*128)
 	for i := range tmpl {
 		tmpl[i] = rng.Uint32()
@@ -109,7 +113,7 @@ func nearBenchSigs(n int) []uint32 {
 			}
 		}
 	}
-	benchSigs[-n] = s
+	benchSigs[key] = s
 	return s
 }
 
@@ -122,7 +126,13 @@ func nearBenchSigs(n int) []uint32 {
 func BenchmarkRunNear(b *testing.B) {
 	const n = 1_000_000
 	sigs := nearBenchSigs(n)
-	c := &Candidates{Params: Params{35, 3}, Slots: 128, Sigs: sigs, Workers: 2, MaxBucket: 1000}
+	benchRun(b, &Candidates{Params: Params{35, 3}, Slots: 128, Sigs: sigs, Workers: 2, MaxBucket: 1000})
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/doc")
+}
+
+// benchRun runs c in b's loop and reports the pairs reported and the
+// pairs of the buckets (reported or not).
+func benchRun(b *testing.B, c *Candidates) {
 	var st Stats
 	for b.Loop() {
 		var err error
@@ -130,8 +140,28 @@ func BenchmarkRunNear(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	var inBuckets int64
+	for _, cl := range st.Buckets {
+		inBuckets += cl.Pairs
+	}
 	b.ReportMetric(float64(st.Pairs), "pairs")
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/doc")
+	b.ReportMetric(float64(inBuckets), "bucketpairs")
+}
+
+// BenchmarkRunManyBands is Run over 100k signatures in groups of 32
+// near-copies on average (nearSigs) with one row a band: 64 bands, whose
+// earlier bands' bucket numbers one kernel call compares, and 70 and 128,
+// which take two. A pair of copies shares about 80% of its buckets, so
+// nearly every bucket pair (bucketpairs) is reported in an earlier band,
+// which Run checks for each.
+func BenchmarkRunManyBands(b *testing.B) {
+	const n = 100_000
+	sigs := nearSigs(n, 32)
+	for _, bands := range []int{64, 70, 128} {
+		b.Run(fmt.Sprintf("bands=%d", bands), func(b *testing.B) {
+			benchRun(b, &Candidates{Params: Params{bands, 1}, Slots: 128, Sigs: sigs, Workers: 2, MaxBucket: 1000})
+		})
+	}
 }
 
 // BenchmarkLargeBucket is one bucket of 10,000 identical signatures in
