@@ -34,6 +34,7 @@ import (
 	"slices"
 
 	"github.com/neardup/neardup/internal/detmath"
+	"github.com/neardup/neardup/internal/prefetch"
 )
 
 // Table maps shingle hashes to idf weights. It is read-only after Compute
@@ -279,12 +280,38 @@ func (t *Table) Weight(h uint64) float64 {
 // returns the result: the weights parallel to set that
 // minhash.AppendWeightedSignature and minhash.WeightedJaccard take. It
 // allocates nothing when dst has room.
+//
+// The lookups of a set are independent, so their cache misses are
+// overlapped: the bucket index of the hash lookAhead places ahead and the
+// bucket of the one lookAhead/2 ahead (whose index is then in cache) are
+// prefetched before each lookup.
 func (t *Table) AppendWeights(dst []float64, set []uint64) []float64 {
 	n := len(dst)
 	dst = slices.Grow(dst, len(set))[:n+len(set)]
 	out := dst[n:]
+	if len(set) < lookAhead || len(t.entries) == 0 {
+		for i, h := range set {
+			out[i] = t.Weight(h)
+		}
+		return dst
+	}
+	const half = lookAhead / 2
+	for _, h := range set[:lookAhead] {
+		prefetch.Line(&t.index[h>>t.shift])
+	}
+	last := uint32(len(t.entries) - 1)
 	for i, h := range set {
+		if i+lookAhead < len(set) {
+			prefetch.Line(&t.index[set[i+lookAhead]>>t.shift])
+		}
+		if i+half < len(set) {
+			prefetch.Line(&t.entries[min(t.index[set[i+half]>>t.shift], last)])
+		}
 		out[i] = t.Weight(h)
 	}
 	return dst
 }
+
+// lookAhead is how many hashes ahead AppendWeights prefetches a bucket's
+// index entry (and its bucket half as many).
+const lookAhead = 16

@@ -71,8 +71,15 @@ func TestComputeMatchesMap(t *testing.T) {
 				t.Fatalf("%s: Weight of an absent hash = %v, want %v", name, tab.Weight(x), absent)
 			}
 		}
+		// Sets long enough for AppendWeights' prefetching, and one of
+		// mostly absent hashes, the extremes among them (the last
+		// buckets, which may be empty).
+		mixed := []uint64{0, math.MaxUint64, 1 << 63, math.MaxUint64 - 1}
+		for range 3 * lookAhead {
+			mixed = append(mixed, r.Uint64())
+		}
 		var w []float64
-		for _, s := range sets {
+		for _, s := range append(slices.Clip(sets), mixed) {
 			w = tab.AppendWeights(w[:0], s)
 			for i, x := range s {
 				if w[i] != tab.Weight(x) {
