@@ -57,6 +57,16 @@ func FuzzAppendSet(f *testing.F) {
 			t.Fatalf("%+v %q: AppendDistinct %x, want the elements of %x after 42", o, text, d, want)
 		}
 		checkASCII(t, s, text)
+		// AppendTokens: the ASCII path's token hashes are the rune walk's.
+		tok := s.AppendTokens([]uint64{42}, text)
+		if !slices.Equal(in, text) {
+			t.Fatal("AppendTokens modified its input")
+		}
+		defer func(saved bool) { useASCIIPath = saved }(useASCIIPath)
+		useASCIIPath = false
+		if walk := s.AppendTokens([]uint64{42}, text); !slices.Equal(tok, walk) {
+			t.Fatalf("%+v %q: AppendTokens %x, the rune walk %x", o, text, tok, walk)
+		}
 	})
 }
 

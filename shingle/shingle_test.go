@@ -746,6 +746,8 @@ func TestAppendTokens(t *testing.T) {
 // blocks and the text's end, and whose separators include the bytes
 // beside each range of letters and digits; and on text with a byte >=
 // 0x80 in any block, where the ASCII path hands over to the general one.
+// On the same texts, AppendTokens' token hashes from the ASCII path are
+// those of its rune-by-rune walk (eachToken).
 func TestASCIIPath(t *testing.T) {
 	defer func(saved bool) { useASCIIPath = saved }(useASCIIPath)
 	defer func(saved maskKernel) { useMasks = saved }(useMasks)
@@ -814,6 +816,16 @@ func TestASCIIPath(t *testing.T) {
 				if fast := s.appendWord([]uint64{42}, text); !slices.Equal(fast, general) {
 					t.Fatalf("N=%d kernels %+v %q:\n ascii   %x\n general %x", n, k, text, fast, general)
 				}
+			}
+		}
+		s := mustNew(t, Options{Mode: Word})
+		useASCIIPath = false
+		walk := s.AppendTokens([]uint64{42}, text)
+		useASCIIPath = true
+		for _, m := range maskKernels() {
+			useMasks = m
+			if fast := s.AppendTokens([]uint64{42}, text); !slices.Equal(fast, walk) {
+				t.Fatalf("AppendTokens, masks %v %q:\n ascii %x\n walk  %x", m, text, fast, walk)
 			}
 		}
 	}

@@ -226,6 +226,7 @@ func BenchmarkCorpus(b *testing.B) {
 		{"hash-avx2masks", s.appendWord, &kernels{masksAVX2, haveWordAsm}, "AVX2 masks are hash's, or the CPU has none"},
 		{"set", s.AppendSet, nil, ""},
 		{"distinct", s.AppendDistinct, nil, ""},
+		{"tokens", s.AppendTokens, nil, ""}, // the token hashes an edit distance reads
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			if c.k != nil {

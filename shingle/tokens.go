@@ -13,10 +13,17 @@ import (
 // the Shingler's scratch space (not safe for concurrent use) and allocates
 // only when dst must grow.
 //
-// It is a plain rune-by-rune implementation, not the shingling fast path:
-// neardup calls it only when an edit distance is asked for.
+// In Word mode, ASCII text takes the shingling fast path's tokenizer
+// (letter and digit masks 64 bytes at a time); other text, and Char mode,
+// a plain rune-by-rune walk (eachToken), the definition the fast path is
+// tested against.
 func (s *Shingler) AppendTokens(dst []uint64, text []byte) []uint64 {
-	s.eachToken(text,
+	if s.o.Mode == Word && useASCIIPath {
+		if out, ok := s.appendWordASCIIn(dst, s.form(text), 0); ok {
+			return out
+		}
+	}
+	s.eachToken(s.form(text),
 		func(tok []byte) { dst = append(dst, hashBytes(tok)) },
 		func(r rune) { dst = append(dst, uint64(r)) })
 	return dst
@@ -28,19 +35,19 @@ func (s *Shingler) AppendTokens(dst []uint64, text []byte) []uint64 {
 // is for showing tokens to people (explain's shared runs); it allocates a
 // string per token.
 func (s *Shingler) AppendTokenStrings(dst []string, text []byte) []string {
-	s.eachToken(text,
+	s.eachToken(s.form(text),
 		func(tok []byte) { dst = append(dst, string(tok)) },
 		func(r rune) { dst = append(dst, string(r)) })
 	return dst
 }
 
-// eachToken walks the tokens of text in order, the one definition both
+// eachToken walks the tokens of text, already in the Shingler's normal
+// form (form), in order, the one definition both
 // AppendTokens and AppendTokenStrings use: word(tok) for each lower-cased
 // token in Word mode (tok is only valid during the call), char(r) for each
 // code point of the normalised text in Char mode (' ' for a run of white
 // space, none leading or trailing).
 func (s *Shingler) eachToken(text []byte, word func(tok []byte), char func(r rune)) {
-	text = s.form(text)
 	tok := s.tokBuf[:0]
 	space := false    // Char: a space is pending
 	any := false      // Char: a code point was emitted

@@ -256,11 +256,16 @@ func (s *Shingler) alnumMasks(text []byte) ([]uint64, bool) {
 // from the text. If text has a byte >= 0x80 it returns dst as it was and
 // false, before hashing anything.
 func (s *Shingler) appendWordASCII(dst []uint64, text []byte) ([]uint64, bool) {
-	g := grams{ring: s.ring[:2*s.o.N], n: s.o.N}
+	return s.appendWordASCIIn(dst, text, s.o.N)
+}
+
+// appendWordASCIIn is appendWordASCII for n-grams, and with n = 0 for the
+// token hashes themselves (AppendTokens).
+func (s *Shingler) appendWordASCIIn(dst []uint64, text []byte, n int) ([]uint64, bool) {
+	g := grams{ring: s.ring[:2*n], n: n}
 	// For n <= 3 the chain's state (grams.a1, b1, count) lives in locals,
 	// with push written out here: the call and the state's round trip
 	// through memory cost more than the three multiplications.
-	n := s.o.N
 	var a1, b1 uint64
 	count := 0
 	start := -1      // start of the token in progress, if any
@@ -307,6 +312,10 @@ func (s *Shingler) appendWordASCII(dst []uint64, text []byte) ([]uint64, bool) {
 			h = mum(h^(load8(text, a)|lowASCII)&(^uint64(0)>>(64-8*uint(end-a))), k1)
 			t := mum(h^uint64(end-start), k2)
 			start = -1
+			if n == 0 {
+				dst = append(dst, t)
+				continue
+			}
 			if n > 3 {
 				dst = g.pushRing(dst, t)
 				continue
