@@ -44,6 +44,29 @@ func (s *Shingler) normalize(text []byte) (size, runes int, ascii bool) {
 	pending := false  // a space is owed before the next non-space
 	lastWide := false // the last code point written is isWide
 	for i := 0; i < len(text); {
+		// Fast path: 8 bytes of ASCII whose only white space is single
+		// ' ' bytes inside the block (not first), which normalising leaves
+		// as they are but for lower-casing. A ' ' last is left to the
+		// byte loop, as it may end the text.
+		if i+8 <= len(text) && useNormSWAR {
+			w := binary.LittleEndian.Uint64(text[i:])
+			x := w &^ high
+			sp := spaces8(x)
+			// x+0x60 has bit 7 clear iff x < 0x20: control bytes, \t to \r among them.
+			if (w|^(x+0x60*ones)|sp&(sp<<8)|sp&0x80)&high == 0 {
+				if pending {
+					norm = append(norm, ' ')
+					runes++
+					pending = false
+				}
+				k := 8 - int(sp>>63)
+				norm = binary.LittleEndian.AppendUint64(norm, lower8(w))[:len(norm)+k]
+				runes += k
+				i += k
+				lastWide = false
+				continue
+			}
+		}
 		c := text[i]
 		if c < utf8.RuneSelf {
 			i++
@@ -87,6 +110,24 @@ func (s *Shingler) normalize(text []byte) (size, runes int, ascii bool) {
 	norm = append(norm, 0, 0, 0, 0, 0, 0, 0, 0)
 	s.norm = norm
 	return size, runes, ascii
+}
+
+// useNormSWAR selects normalize's 8-byte fast path. Tests turn it off to
+// compare it with the byte loop.
+var useNormSWAR = true
+
+// spaces8 returns a mask with bit 7 set in each byte of x, 8 bytes below
+// 0x80, that is ' '.
+func spaces8(x uint64) uint64 {
+	t := x ^ ' '*ones // 0 where x is ' '; 7-bit values, so no carry below
+	return ^((t + 0x7f*ones) | t) & high
+}
+
+// lower8 returns the 8 ASCII bytes of w with 'A' to 'Z' lower-cased.
+func lower8(w uint64) uint64 {
+	// w+(0x80-'A') has bit 7 set iff a byte >= 'A'; w+(0x7f-'Z') iff > 'Z'.
+	upper := (w + (0x80-'A')*ones) &^ (w + (0x7f-'Z')*ones) & high
+	return w | upper>>2 // bit 7 to bit 5: 0x20
 }
 
 // appendChar appends the char shingle hashes of text to dst, unsorted.

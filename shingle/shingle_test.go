@@ -204,6 +204,36 @@ func TestASCIIBoundaries(t *testing.T) {
 	}
 }
 
+// TestNormalizeSWAR: Char mode's normalisation with its 8-byte fast path
+// writes what the byte loop writes (text, size, code points, ASCII) on
+// random text of letters of both cases, single and repeated spaces, tabs,
+// line breaks, other control bytes, DEL and multi-byte runes, so that
+// blocks start, end and fail on each.
+func TestNormalizeSWAR(t *testing.T) {
+	defer func(saved bool) { useNormSWAR = saved }(useNormSWAR)
+	r := rand.New(rand.NewPCG(3, 4))
+	pieces := []string{"a", "Z", "q", "M", "0", "~", "@", "[", "`", "{", " ", " ", " ", "  ", "\t", "\n", "\r\n", "\x00", "\x1f", "\x7f", "é", "É", "日", "\u00a0", "\xff"}
+	s := mustNew(t, Options{Mode: Char, N: 5})
+	for i := range 20000 {
+		var b []byte
+		for range r.IntN(60) {
+			p := pieces[r.IntN(len(pieces))]
+			if i%2 == 0 && r.IntN(3) > 0 {
+				p = pieces[r.IntN(11)] // mostly ASCII: the fast path's case
+			}
+			b = append(b, p...)
+		}
+		useNormSWAR = false
+		size, runes, ascii := s.normalize(b)
+		want := string(s.norm[:size+8])
+		useNormSWAR = true
+		gs, gr, ga := s.normalize(b)
+		if got := string(s.norm[:gs+8]); got != want || gr != runes || ga != ascii {
+			t.Fatalf("%q: fast path %q %d %v, byte loop %q %d %v", b, got, gr, ga, want, runes, ascii)
+		}
+	}
+}
+
 func TestEdgeCases(t *testing.T) {
 	long := strings.Repeat("Ab", 5000)
 	longU := strings.Repeat("Жx", 3000)
