@@ -65,7 +65,7 @@ func BenchmarkEstimate(b *testing.B) {
 
 func BenchmarkAppendWeightedSignature(b *testing.B) {
 	r := rand.New(rand.NewPCG(17, 18))
-	for _, n := range []int{16, 250, 1000} {
+	for _, n := range []int{16, 64, 250, 1000} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			h := mustNew(b, DefaultSlots, 1)
 			set := randomSet(r, n)

@@ -40,6 +40,29 @@ func refWeightedSignature(h *Hasher, set []uint64, w []float64) (sig []uint32, n
 	return sig, near
 }
 
+// mixedWeights returns n weights of one kind: 0 in [0.5, 2), 1 in [1, 13)
+// (the range of idf weights), 2 in [1e-3, 1e3), 3 in [0.99, 1.01), and
+// otherwise in [0, 3) with one in eight of them replaced by one of odd.
+func mixedWeights(r *rand.Rand, n, kind int, odd ...float64) []float64 {
+	switch kind {
+	case 0:
+		return randomWeights(r, n, 0.5, 2)
+	case 1:
+		return randomWeights(r, n, 1, 13)
+	case 2:
+		return randomWeights(r, n, 1e-3, 1e3)
+	case 3:
+		return randomWeights(r, n, 0.99, 1.01)
+	}
+	w := randomWeights(r, n, 0, 3)
+	for j := range w {
+		if r.IntN(8) == 0 {
+			w[j] = odd[r.IntN(len(odd))]
+		}
+	}
+	return w
+}
+
 // randomWeights returns n weights in [lo, hi).
 func randomWeights(r *rand.Rand, n int, lo, hi float64) []float64 {
 	w := make([]float64, n)
@@ -127,22 +150,9 @@ func TestWeightedMatchesReference(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 3, 5, 8, 17, 100, 250, 1000} {
 		for trial := range 20 {
 			set := randomSet(r, n)
-			var w []float64
-			switch trial % 4 {
-			case 0:
-				w = randomWeights(r, n, 0.5, 2)
-			case 1:
-				w = randomWeights(r, n, 1, 13) // idf-like range
-			case 2:
-				w = randomWeights(r, n, 1e-3, 1e3)
-			default: // some ignored and tiny weights, and duplicates' weights made equal
-				w = randomWeights(r, n, 0, 3)
-				for j := range w {
-					if r.IntN(8) == 0 {
-						w[j] = []float64{0, -1, math.NaN(), 1e-300}[r.IntN(4)]
-					}
-				}
-			}
+			// Some ignored and tiny weights in the last kind; then
+			// duplicates' weights made equal.
+			w := mixedWeights(r, n, []int{0, 1, 2, 4}[trial%4], 0, -1, math.NaN(), 1e-300)
 			for j := range set { // a duplicate must carry the same weight
 				if k := slices.Index(set, set[j]); k < j {
 					w[j] = w[k]
@@ -164,6 +174,68 @@ func TestWeightedMatchesReference(t *testing.T) {
 		}
 	}
 	t.Logf("slots differing from the math.Log reference: %d (near-ties: %d)", diff, nearSlots)
+}
+
+// plainWeightedSignature is weightedSignature without the integer bound:
+// the exact skip test on every element (the code before the bound).
+func plainWeightedSignature(out []uint32, a, b, set []uint64, weights []float64) {
+	for i := range out {
+		best, bv, thr := math.Inf(1), ^uint64(0), math.Inf(1)
+		for j, x := range set {
+			v := a[i]*x + b[i]
+			k := float64(int64(v >> 11))
+			w := weights[j]
+			if k > thr*w || !(w > 0) {
+				continue
+			}
+			if e := negLog1m(k) / w; e < best || (e == best && v < bv) {
+				best, bv = e, v
+				thr = best * skipScale
+			}
+		}
+		out[i] = uint32(bv >> 32)
+	}
+}
+
+// TestWeightedSkipBound: the integer bound skips only elements that
+// cannot win, so signatures are the plain loop's bit for bit, four slots
+// at a time and one at a time, over weights
+// from narrow to extreme ranges, with zero, negative, NaN, +Inf and
+// subnormal weights among them, and sets where one element has k = 0
+// (best = 0).
+func TestWeightedSkipBound(t *testing.T) {
+	defer func(saved bool) { weightedQuads = saved }(weightedQuads)
+	r := rand.New(rand.NewPCG(41, 42))
+	h := mustNew(t, 67, 3) // groups of four and three slots alone
+	for trial := range 3000 {
+		weightedQuads = trial%2 == 0
+		n := r.IntN(300)
+		set := randomSet(r, n)
+		w := mixedWeights(r, n, trial%5, 0, -1, math.NaN(), math.Inf(1), 5e-324, 1e300, math.Inf(-1))
+		if n > 0 && trial%7 == 0 {
+			// An element whose v in slot 0 is below 2^11: k = 0, best = 0.
+			x := (0 - h.b[0]) * modInverse(h.a[0])
+			if h.a[0]*x+h.b[0] != 0 {
+				t.Fatal("modInverse: the planted element's v is not 0")
+			}
+			set[r.IntN(n)] = x
+		}
+		got := h.AppendWeightedSignature(nil, set, w)
+		want := make([]uint32, h.Slots())
+		plainWeightedSignature(want, h.a, h.b, set, w)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (n=%d, quads %v): %x, plain loop %x", trial, n, weightedQuads, got, want)
+		}
+	}
+}
+
+// modInverse returns the inverse of the odd a modulo 2^64.
+func modInverse(a uint64) uint64 {
+	x := a // Newton's iteration: each step doubles the correct low bits
+	for range 6 {
+		x *= 2 - a*x
+	}
+	return x
 }
 
 func TestWeightedEqualWeightsIsPlain(t *testing.T) {
