@@ -31,7 +31,9 @@ package idf
 
 import (
 	"math/bits"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/neardup/neardup/internal/detmath"
 	"github.com/neardup/neardup/internal/hugepage"
@@ -64,7 +66,9 @@ type Table struct {
 // Document frequencies are counted by sorting, not with a map: one pass
 // counts hashes per top-bits partition, a second scatters them into one
 // buffer (8 bytes per occurrence), and each partition, small enough for the
-// cache, is sorted and run-length counted.
+// cache, is sorted and run-length counted. From about a million hash
+// occurrences the passes are shared among up to GOMAXPROCS goroutines; the
+// result does not depend on how many.
 //
 // Compute panics if there are 2^32 or more distinct hashes.
 func Compute(sets [][]uint64) *Table {
@@ -97,37 +101,120 @@ func Compute(sets [][]uint64) *Table {
 		pbits++
 	}
 	pshift := uint(64 - pbits) // 64 when pbits == 0: x>>64 == 0
-	start := make([]int, 1<<pbits+1)
-	for i := range sets {
-		for _, x := range set(i) {
-			start[x>>pshift+1]++
-		}
-	}
-	for p := 1; p < len(start); p++ {
-		start[p] += start[p-1]
-	}
-	buf := make([]uint64, total)
-	next := slices.Clone(start[:len(start)-1])
-	for i := range sets {
-		for _, x := range set(i) {
-			p := x >> pshift
-			buf[next[p]] = x
-			next[p]++
-		}
-	}
-	next = nil
+	nparts := 1 << pbits
 
-	// Sort each partition and compact it to its distinct hashes, moved
-	// down to buf[:distinct], with their counts in df. A partition is
-	// sorted by one more radix pass on the q bits below the partition bits
-	// into scratch (the hashes are uniform, so the sub-buckets hold about
-	// one hash each) and an insertion sort of each sub-bucket; this is 3-4
-	// times faster than slices.Sort of the partition.
-	distinct := 0
-	df := make([]uint32, 0, total) // exact bound: growing by append cost 25% of the time
+	// Large corpora are shared out among workers: the sets in contiguous
+	// ranges to count and scatter (each worker's hashes of partition p go
+	// after those of the workers before it, so buf is what one worker
+	// would make), then the partitions in ranges of about equal size to
+	// sort and compact. The table is the same with any number of workers.
+	workers := 1
+	if total >= parallelFrom {
+		workers = max(1, min(runtime.GOMAXPROCS(0), maxWorkers, len(sets)))
+	}
+	counts := make([][]int, workers) // counts[w][p]: worker w's hashes in partition p
+	parallel(workers, func(w int) {
+		c := make([]int, nparts)
+		lo, hi := w*len(sets)/workers, (w+1)*len(sets)/workers
+		for i := lo; i < hi; i++ {
+			for _, x := range set(i) {
+				c[x>>pshift]++
+			}
+		}
+		counts[w] = c
+	})
+	start := make([]int, nparts+1)
+	for p := range nparts {
+		start[p+1] = start[p]
+		for w := range workers {
+			n := counts[w][p]
+			counts[w][p] = start[p+1] // now worker w's next position in partition p
+			start[p+1] += n
+		}
+	}
+	// Written at nparts cursors at once: on huge pages, the cursors'
+	// pages stay in the TLB.
+	buf := hugepage.Make[uint64](total)
+	defer hugepage.Done(buf)
+	parallel(workers, func(w int) {
+		next := counts[w]
+		lo, hi := w*len(sets)/workers, (w+1)*len(sets)/workers
+		for i := lo; i < hi; i++ {
+			for _, x := range set(i) {
+				p := x >> pshift
+				buf[next[p]] = x
+				next[p]++
+			}
+		}
+	})
+	counts = nil
+
+	// Sort each partition and compact it to its distinct hashes, with
+	// their counts in df: worker w takes partitions from[w] to from[w+1]
+	// and moves their distinct hashes down to the start of its range of
+	// buf, their counts to the same places in df (dist[w] of them), then
+	// the ranges are joined.
+	from := make([]int, workers+1)
+	for w, p := 1, 0; w < workers; w++ {
+		for p < nparts && start[p] < w*total/workers {
+			p++
+		}
+		from[w] = p
+	}
+	from[workers] = nparts
+	dist := make([]int, workers)
+	df := make([]uint32, total) // an exact bound: growing by append cost 25% of the time
+	parallel(workers, func(w int) {
+		dist[w] = compactParts(buf, df, start, from[w], from[w+1], pshift)
+	})
+	distinct := dist[0]
+	for w := 1; w < workers; w++ {
+		at := start[from[w]]
+		copy(df[distinct:], df[at:at+dist[w]])
+		distinct += copy(buf[distinct:], buf[at:at+dist[w]])
+	}
+	start = nil
+	if uint64(distinct) >= 1<<32 {
+		panic("idf: 2^32 or more distinct hashes")
+	}
+	return build(len(sets), buf[:distinct], df[:distinct], workers)
+}
+
+// parallelFrom is the number of hash occurrences from which Compute shares
+// its work among goroutines, and maxWorkers their most; tests lower
+// parallelFrom to compare the shared work with one worker's.
+var parallelFrom = 1 << 20
+
+const maxWorkers = 16
+
+// parallel runs fn(0) to fn(workers-1), each in a goroutine of its own
+// when workers > 1, and returns when all have.
+func parallel(workers int, fn func(w int)) {
+	if workers == 1 {
+		fn(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { fn(w) })
+	}
+	wg.Wait()
+}
+
+// compactParts sorts partitions lo to hi-1 of buf (partition p is
+// buf[start[p]:start[p+1]], its hashes sharing their top 64-pshift bits)
+// and writes their distinct hashes, in increasing order, from
+// buf[start[lo]] on, behind the reads, and their counts to the same
+// places in df. It returns the number of distinct hashes. A partition is sorted by one more
+// radix pass on the q bits below the partition bits into scratch (the
+// hashes are uniform, so the sub-buckets hold about one hash each) and an
+// insertion sort of each sub-bucket; this is 3-4 times faster than
+// slices.Sort of the partition.
+func compactParts(buf []uint64, df []uint32, start []int, lo, hi int, pshift uint) int {
+	out := start[lo]
 	var scratch []uint64
 	var count []int
-	for p := range len(start) - 1 {
+	for p := lo; p < hi; p++ {
 		part := buf[start[p]:start[p+1]]
 		q := uint(bits.Len(uint(len(part))))
 		shift2 := pshift - q
@@ -147,33 +234,30 @@ func Compute(sets [][]uint64) *Table {
 			count[c]++
 		}
 		// count[c] is now the end of sub-bucket c.
-		lo := 0
-		for _, hi := range count[:1<<q] {
-			sub := scratch[lo:hi]
+		from := 0
+		for _, to := range count[:1<<q] {
+			sub := scratch[from:to]
 			insertionSort(sub)
 			for i := 0; i < len(sub); {
 				j := i + 1
 				for j < len(sub) && sub[j] == sub[i] {
 					j++
 				}
-				buf[distinct] = sub[i] // distinct <= start[p]: behind the reads
-				df = append(df, uint32(j-i))
-				distinct++
+				buf[out] = sub[i] // out <= start[p]: behind the reads
+				df[out] = uint32(j - i)
+				out++
 				i = j
 			}
-			lo = hi
+			from = to
 		}
 	}
-	start = nil
-	if uint64(distinct) >= 1<<32 {
-		panic("idf: 2^32 or more distinct hashes")
-	}
-	return build(len(sets), buf[:distinct], df)
+	return out - start[lo]
 }
 
 // build makes the table of n documents from the sorted distinct hashes keys
-// and their document frequencies.
-func build(n int, keys []uint64, df []uint32) *Table {
+// and their document frequencies, sharing the work among workers
+// goroutines.
+func build(n int, keys []uint64, df []uint32, workers int) *Table {
 	t := &Table{n: n}
 	// Distinct df values, increasing; a hash stores the rank of its df.
 	// Values below 1<<16 are found and ranked with a table, the rare larger
@@ -218,19 +302,35 @@ func build(n int, keys []uint64, df []uint32) *Table {
 	t.index = hugepage.Make[uint32](1<<b + 1)
 	defer hugepage.Done(t.index)
 	defer hugepage.Done(t.entries)
-	for i, h := range keys {
-		var r int
-		if d := df[i]; int(d) < len(small) {
-			r = int(small[d])
-		} else {
-			r, _ = slices.BinarySearch(vals, d)
+	// keys is sorted, so bucket i starts at the first key whose bucket is
+	// i or more: index[i] is that key's position (len(keys) past the last
+	// bucket used). Worker w fills the entries of its range of keys and
+	// the index of the buckets that start in it.
+	parallel(workers, func(w int) {
+		lo, hi := w*len(keys)/workers, (w+1)*len(keys)/workers
+		next := 0 // the first bucket whose start is not written yet
+		if lo > 0 {
+			next = int(keys[lo-1]>>t.shift) + 1
 		}
-		t.entries[i] = h<<b | uint64(r)
-		t.index[h>>t.shift+1]++
-	}
-	for i := 1; i < len(t.index); i++ {
-		t.index[i] += t.index[i-1]
-	}
+		for i := lo; i < hi; i++ {
+			h := keys[i]
+			var r int
+			if d := df[i]; int(d) < len(small) {
+				r = int(small[d])
+			} else {
+				r, _ = slices.BinarySearch(vals, d)
+			}
+			t.entries[i] = h<<b | uint64(r)
+			for bk := int(h >> t.shift); next <= bk; next++ {
+				t.index[next] = uint32(i)
+			}
+		}
+		if w == workers-1 {
+			for ; next < len(t.index); next++ {
+				t.index[next] = uint32(len(keys))
+			}
+		}
+	})
 	return t
 }
 

@@ -3,6 +3,8 @@ package idf
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -52,7 +54,22 @@ func TestComputeMatchesMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	f := func(name string, sets [][]uint64) {
 		t.Helper()
-		tab := Compute(sets)
+		saved, procs := parallelFrom, runtime.GOMAXPROCS(0)
+		parallelFrom = math.MaxInt
+		tab := Compute(sets) // one worker
+		parallelFrom = saved
+		// Shared among 1, 2, 3 and 5 goroutines, whatever the corpus's
+		// size: the same table as one worker's.
+		for _, n := range []int{1, 2, 3, 5} {
+			parallelFrom = 0
+			runtime.GOMAXPROCS(n)
+			shared := Compute(sets)
+			parallelFrom = saved
+			runtime.GOMAXPROCS(procs)
+			if !reflect.DeepEqual(shared, tab) {
+				t.Fatalf("%s: the table of %d workers differs from one worker's", name, n)
+			}
+		}
 		ref := refDF(sets)
 		if tab.N() != len(sets) || tab.Len() != len(ref) {
 			t.Fatalf("%s: N %d Len %d, want %d %d", name, tab.N(), tab.Len(), len(sets), len(ref))
