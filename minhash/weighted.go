@@ -95,12 +95,12 @@ const skipScale = 0x1p53 * (1 + 0x1p-30)
 // weightedSignature sets out[i] to the weighted value of slot i, where slot
 // i has constants a[i], b[i]; len(weights) == len(set).
 //
-// Four slots at a time over a set of quadsFrom elements or more (the rest
-// one at a time). Most elements
-// are skipped by an integer comparison of each slot's v with a bound from
-// the largest weight (see skipBound), four slots in one pass over the set;
-// the few left get the exact skip test, about six instructions, and the
-// rarer candidates (running records) the logarithm (race.enter).
+// Most elements are skipped by an integer comparison of each slot's v with
+// a bound from the largest weight (see skipBound), four slots in one pass
+// over a set of quadsFrom elements or more (else, and for the last slots,
+// one at a time); the few left get the exact skip test, about six
+// instructions, and the rarer candidates (running records) the logarithm
+// (race.enter).
 func weightedSignature(out []uint32, a, b, set []uint64, weights []float64) {
 	a, b = a[:len(out)], b[:len(out)]
 	weights = weights[:len(set)]
@@ -202,15 +202,15 @@ func weightedSlots4(out *[4]uint32, a, b *[4]uint64, set []uint64, weights []flo
 			break
 		}
 		x, w := set[j], weights[j]
-		for k := range rs {
-			v := a[k]*x + b[k]
-			if e := float64(int64(v >> 11)); v <= rs[k].vmax && rs[k].may(e, w) {
-				rs[k].enter(v, e, w)
+		for s := range rs {
+			v := a[s]*x + b[s]
+			if k := float64(int64(v >> 11)); v <= rs[s].vmax && rs[s].may(k, w) {
+				rs[s].enter(v, k, w)
 			}
 		}
 	}
-	for k := range rs {
-		out[k] = uint32(rs[k].bv >> 32)
+	for s := range rs {
+		out[s] = uint32(rs[s].bv >> 32)
 	}
 }
 
