@@ -205,11 +205,11 @@ func parallel(workers int, fn func(w int)) {
 // buf[start[p]:start[p+1]], its hashes sharing their top 64-pshift bits)
 // and writes their distinct hashes, in increasing order, from
 // buf[start[lo]] on, behind the reads, and their counts to the same
-// places in df. It returns the number of distinct hashes. A partition is sorted by one more
-// radix pass on the q bits below the partition bits into scratch (the
-// hashes are uniform, so the sub-buckets hold about one hash each) and an
-// insertion sort of each sub-bucket; this is 3-4 times faster than
-// slices.Sort of the partition.
+// places in df. It returns the number of distinct hashes. A partition is
+// sorted by one more radix pass on the q bits below the partition bits
+// into scratch (the hashes are uniform, so the sub-buckets hold about one
+// hash each) and an insertion sort of each sub-bucket; this is 3-4 times
+// faster than slices.Sort of the partition.
 func compactParts(buf []uint64, df []uint32, start []int, lo, hi int, pshift uint) int {
 	out := start[lo]
 	var scratch []uint64
