@@ -15,10 +15,15 @@
 package allpairs
 
 import (
+	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/neardup/neardup/internal/hugepage"
+	"github.com/neardup/neardup/internal/parallel"
 )
 
 // Join calls fn(i, j, jaccard) with i < j for every pair of sets[i], sets[j]
@@ -34,9 +39,10 @@ import (
 // are not expected; if present they are ignored (a set is its distinct
 // elements). fn is called from the calling goroutine. Join panics if t is
 // not in (0, 1] or there are more than math.MaxUint32 elements in total.
-// Memory peaks at about 48 bytes per element (the radix sort that counts
-// element frequencies) and is at most 12 bytes per element while joining;
-// sets is not modified.
+// Memory peaks at about 20 bytes per element (the sort that counts element
+// frequencies: 16 bytes an occurrence, and 4 for its rank) and is at most
+// 12 bytes per element while joining; sets is not modified. From about a
+// million elements JoinWorkers shares the ranking among its goroutines too.
 //
 // Running time depends on the data more than on its size: prefixes hold the
 // rarest |x|-ceil(t|x|)+1 elements of each set, so the join is fast when
@@ -108,15 +114,39 @@ type prepared struct {
 	nranks int
 }
 
-// ent is one element occurrence: its value and its index in the flat array.
+// ent is one element occurrence: its key (the element's value times
+// mixMul, a bijection) and its index in the flat array of occurrences.
 type ent struct {
-	v   uint64
+	k   uint64
 	pos uint32
 }
+
+// mixMul spreads the elements over prepare's partitions whatever their
+// values (small integers as well as hashes): partitions are taken from the
+// top bits of v*mixMul, and multiplying by an odd number is a bijection,
+// so equal keys are equal elements.
+const mixMul = 0x9e3779b97f4a7c15
+
+// parallelFrom is the number of element occurrences from which prepare
+// shares its passes among goroutines; tests lower it to compare the shared
+// work with one goroutine's. maxWorkers bounds the goroutines.
+var parallelFrom = 1 << 20
+
+const maxWorkers = 16
 
 // prepare ranks the elements and orders the sets. Sets without any element
 // shared with another set cannot match and are left out; nil means nothing
 // can match.
+//
+// Document frequencies are counted by sorting the occurrences, not with a
+// map: one pass counts them per partition (the top bits of their keys), a
+// second scatters them into one array, and each partition, small enough
+// for the cache, is sorted on its own; runs of equal keys are the
+// elements. Shared elements (two or more occurrences) are ranked by
+// ascending (frequency, key). From parallelFrom occurrences the passes
+// are shared among up to workers goroutines, the sets in contiguous
+// ranges and the partitions in ranges of about equal size; the ranks do
+// not depend on how many.
 func prepare(sets [][]uint64, workers int) *prepared {
 	total := 0
 	for _, s := range sets {
@@ -128,58 +158,129 @@ func prepare(sets [][]uint64, workers int) *prepared {
 	if len(sets) < 2 || total < 2 {
 		return nil
 	}
-	// Sort every occurrence by value to count document frequencies.
-	ents := make([]ent, total)
 	off := make([]uint32, len(sets)+1)
-	k := 0
 	for i, s := range sets {
-		off[i] = uint32(k)
-		for _, v := range s {
-			ents[k] = ent{v, uint32(k)}
-			k++
-		}
+		off[i+1] = off[i] + uint32(len(s))
 	}
-	off[len(sets)] = uint32(k)
-	sorted := radixSort(ents, make([]ent, total))
-	ents = nil
+	if total < parallelFrom {
+		workers = 1
+	}
+	workers = max(1, min(workers, maxWorkers, len(sets)))
 
-	// Runs of equal values; a run of length >= 2 is a shared element.
-	// Rank shared elements by (frequency, value) with a counting sort over
-	// frequencies: runs come in value order, so ties stay in value order.
-	var runStart, runLen []uint32
-	for lo := 0; lo < total; {
-		hi := lo + 1
-		for hi < total && sorted[hi].v == sorted[lo].v {
-			hi++
-		}
-		if hi-lo > 1 {
-			runStart = append(runStart, uint32(lo))
-			runLen = append(runLen, uint32(hi-lo))
-		}
-		lo = hi
+	// About 8,192-16,384 occurrences a partition: few enough partitions
+	// for the scatter's cursors to stay in the cache, small enough for a
+	// partition's sort to run in it.
+	pbits := 0
+	for pbits < 24 && total>>(pbits+14) > 0 {
+		pbits++
 	}
-	if len(runStart) == 0 {
+	pshift := uint(64 - pbits) // 64 when pbits == 0: x>>64 == 0
+	nparts := 1 << pbits
+
+	// Worker w counts and scatters the sets setFrom[w] to setFrom[w+1]-1,
+	// about total/workers occurrences; its occurrences of partition p go
+	// after those of the workers before it.
+	setFrom := parallel.Split(off, workers)
+	counts := make([][]uint32, workers)
+	parallel.Run(workers, func(w int) {
+		c := make([]uint32, nparts)
+		for _, s := range sets[setFrom[w]:setFrom[w+1]] {
+			for _, v := range s {
+				c[(v*mixMul)>>pshift]++
+			}
+		}
+		counts[w] = c
+	})
+	start := make([]int, nparts+1)
+	for p := range nparts {
+		start[p+1] = start[p]
+		for w := range workers {
+			n := int(counts[w][p])
+			counts[w][p] = uint32(start[p+1]) // worker w's next position in p
+			start[p+1] += n
+		}
+	}
+	// Written at nparts cursors at once: on huge pages, the cursors'
+	// pages stay in the TLB.
+	occ := hugepage.Make[ent](total)
+	parallel.Run(workers, func(w int) {
+		next := counts[w]
+		for i := setFrom[w]; i < setFrom[w+1]; i++ {
+			pos := off[i]
+			for _, v := range sets[i] {
+				x := v * mixMul
+				p := x >> pshift
+				occ[next[p]] = ent{x, pos}
+				next[p]++
+				pos++
+			}
+		}
+	})
+	counts = nil
+
+	// Worker w sorts partitions partFrom[w] to partFrom[w+1]-1 and counts
+	// their shared elements by frequency in hist[w].
+	partFrom := parallel.Split(start, workers)
+	hist := make([][]uint32, workers)
+	parallel.Run(workers, func(w int) {
+		var s partSorter
+		var h []uint32
+		for p := partFrom[w]; p < partFrom[w+1]; p++ {
+			part := occ[start[p]:start[p+1]]
+			s.sort(part, pshift)
+			for lo := 0; lo < len(part); {
+				l := runLen(part[lo:])
+				if l >= 2 {
+					if l >= len(h) {
+						h = append(h, make([]uint32, l+1-len(h))...)
+					}
+					h[l]++
+				}
+				lo += l
+			}
+		}
+		hist[w] = h
+	})
+
+	// Ranks in (frequency, key) order: the runs of frequency l come after
+	// all those of lower frequencies, and worker w's after those of the
+	// workers before it, whose partitions hold lower keys.
+	maxLen := 0
+	for _, h := range hist {
+		maxLen = max(maxLen, len(h)-1)
+	}
+	var nranks uint32
+	for l := 2; l <= maxLen; l++ {
+		for _, h := range hist {
+			if l < len(h) {
+				h[l], nranks = nranks, nranks+h[l]
+			}
+		}
+	}
+	if nranks == 0 {
 		return nil
 	}
-	maxLen := slices.Max(runLen)
-	base := make([]uint32, maxLen+1)
-	for _, l := range runLen {
-		base[l]++
-	}
-	sum := uint32(0)
-	for l := range base {
-		base[l], sum = sum, sum+base[l]
-	}
-	rankOf := make([]uint32, total) // rank+1 per occurrence, 0 for a singleton
-	for d, lo := range runStart {
-		l := runLen[d]
-		r := base[l] + 1
-		base[l]++
-		for _, e := range sorted[lo : lo+l] {
-			rankOf[e.pos] = r
+	rankOf := hugepage.Make[uint32](total) // rank+1 per occurrence, 0 for a singleton
+	parallel.Run(workers, func(w int) {
+		next := hist[w]
+		for p := partFrom[w]; p < partFrom[w+1]; p++ {
+			part := occ[start[p]:start[p+1]]
+			for lo := 0; lo < len(part); {
+				l := runLen(part[lo:])
+				if l >= 2 {
+					next[l]++
+					r := next[l] // rank+1
+					for _, e := range part[lo : lo+l] {
+						rankOf[e.pos] = r
+					}
+				}
+				lo += l
+			}
 		}
-	}
-	sorted, runStart, runLen = nil, nil, nil
+	})
+	hugepage.Done(occ)
+	hugepage.Done(rankOf)
+	occ, start = nil, nil
 
 	// Rewrite each set in place in rankOf as its sorted, distinct shared
 	// ranks; count its singletons.
@@ -202,7 +303,7 @@ func prepare(sets [][]uint64, workers int) *prepared {
 		shared[i] = uint32(len(s))
 	})
 
-	p := &prepared{nranks: int(sum)}
+	p := &prepared{nranks: int(nranks)}
 	for i := range n {
 		if shared[i] > 0 {
 			p.order = append(p.order, uint32(i))
@@ -424,41 +525,78 @@ func parallelFor(n, workers int, f func(i int)) {
 	wg.Wait()
 }
 
-// radixSort sorts a by value with a stable LSD radix sort of 11-bit digits,
-// using tmp (same length) as scratch, and returns the slice holding the
-// result. Passes whose digit is the same everywhere are skipped.
-func radixSort(a, tmp []ent) []ent {
-	const (
-		bits    = 11
-		buckets = 1 << bits
-		passes  = (64 + bits - 1) / bits
-	)
-	if len(a) < 2 {
-		return a
+// runLen returns the length of the run of equal keys that starts a;
+// len(a) > 0.
+func runLen(a []ent) int {
+	l := 1
+	for l < len(a) && a[l].k == a[0].k {
+		l++
 	}
-	counts := make([][buckets]int, passes)
-	for _, e := range a {
-		for p := range passes {
-			counts[p][(e.v>>(p*bits))&(buckets-1)]++
-		}
+	return l
+}
+
+// partSorter sorts prepare's partitions, keeping its scratch between
+// them. The zero value is ready to use.
+type partSorter struct {
+	scratch []ent
+	count   []uint32
+}
+
+// insertionMax is the longest sub-bucket partSorter sorts by insertion;
+// longer ones (many copies of one element, or keys that are not spread)
+// take slices.SortFunc.
+const insertionMax = 32
+
+// sort sorts part by key; its keys share their top 64-pshift bits. One
+// radix pass on the q bits below them, q about log2(len(part)) (at most
+// 16), leaves
+// sub-buckets of about one key when keys are spread, which insertion
+// sorts finish.
+func (s *partSorter) sort(part []ent, pshift uint) {
+	n := len(part)
+	if n <= insertionMax {
+		insertionSort(part)
+		return
 	}
-	src, dst := a, tmp[:len(a)]
-	for p := range passes {
-		c := &counts[p]
-		if c[(src[0].v>>(p*bits))&(buckets-1)] == len(src) {
-			continue
-		}
-		sum := 0
-		for d := range c {
-			c[d], sum = sum, sum+c[d]
-		}
-		shift := uint(p * bits)
-		for _, e := range src {
-			d := (e.v >> shift) & (buckets - 1)
-			dst[c[d]] = e
-			c[d]++
-		}
-		src, dst = dst, src
+	q := uint(min(bits.Len(uint(n)), 16))
+	shift := pshift - q
+	mask := uint64(1)<<q - 1
+	s.count = slices.Grow(s.count[:0], 1<<q+1)[:1<<q+1]
+	clear(s.count)
+	for _, e := range part {
+		s.count[e.k>>shift&mask+1]++
 	}
-	return src
+	for i := 1; i < len(s.count); i++ {
+		s.count[i] += s.count[i-1]
+	}
+	s.scratch = slices.Grow(s.scratch[:0], n)[:n]
+	for _, e := range part {
+		c := e.k >> shift & mask
+		s.scratch[s.count[c]] = e
+		s.count[c]++
+	}
+	// count[c] is now the end of sub-bucket c.
+	from := uint32(0)
+	for _, to := range s.count[:1<<q] {
+		if sub := s.scratch[from:to]; len(sub) <= insertionMax {
+			insertionSort(sub)
+		} else {
+			slices.SortFunc(sub, func(a, b ent) int { return cmp.Compare(a.k, b.k) })
+		}
+		from = to
+	}
+	copy(part, s.scratch)
+}
+
+// insertionSort sorts a short a by key.
+func insertionSort(a []ent) {
+	for i := 1; i < len(a); i++ {
+		e := a[i]
+		j := i
+		for j > 0 && a[j-1].k > e.k {
+			a[j] = a[j-1]
+			j--
+		}
+		a[j] = e
+	}
 }

@@ -1,8 +1,10 @@
 package allpairs
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -228,4 +230,112 @@ func ExampleJoin() {
 	fmt.Println(out)
 	// Output:
 	// [0-2 0.60 0-3 0.60 2-3 0.60]
+}
+
+// refPrepare is prepare written plainly: document frequencies from a map,
+// shared elements ranked by sorting (frequency, value*mixMul).
+func refPrepare(sets [][]uint64) *prepared {
+	freq := map[uint64]int{}
+	for _, s := range sets {
+		for _, v := range s {
+			freq[v]++
+		}
+	}
+	var vals []uint64
+	for v, f := range freq {
+		if f >= 2 {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) == 0 {
+		return nil
+	}
+	slices.SortFunc(vals, func(a, b uint64) int {
+		if c := freq[a] - freq[b]; c != 0 {
+			return c
+		}
+		return cmp.Compare(a*mixMul, b*mixMul)
+	})
+	rank := map[uint64]uint32{}
+	for r, v := range vals {
+		rank[v] = uint32(r)
+	}
+	p := &prepared{nranks: len(vals)}
+	ranks := make([][]uint32, len(sets))
+	single := make([]int32, len(sets))
+	for i, s := range sets {
+		for _, v := range s {
+			if r, ok := rank[v]; ok {
+				ranks[i] = append(ranks[i], r)
+			} else {
+				single[i]++
+			}
+		}
+		slices.Sort(ranks[i])
+		ranks[i] = slices.Compact(ranks[i])
+		if len(ranks[i]) > 0 {
+			p.order = append(p.order, uint32(i))
+		}
+	}
+	if len(p.order) < 2 {
+		return nil
+	}
+	size := func(i uint32) int32 { return single[i] + int32(len(ranks[i])) }
+	slices.SortStableFunc(p.order, func(a, b uint32) int { return int(size(a) - size(b)) })
+	for _, i := range p.order {
+		p.size = append(p.size, size(i))
+		p.single = append(p.single, single[i])
+		p.start = append(p.start, uint32(len(p.ranks)))
+		p.ranks = append(p.ranks, ranks[i]...)
+	}
+	p.start = append(p.start, uint32(len(p.ranks)))
+	return p
+}
+
+// TestPrepare compares prepare with refPrepare on hashes, on small
+// integers (one partition's worth of keys would hold them all without the
+// mixing), on skewed sets whose few frequent elements make long runs, and
+// with the passes shared among 2, 3 and 5 goroutines.
+func TestPrepare(t *testing.T) {
+	old := parallelFrom
+	t.Cleanup(func() { parallelFrom = old })
+	parallelFrom = 1
+	rng := rand.New(rand.NewPCG(5, 6))
+	small := make([][]uint64, 3000)
+	for i := range small {
+		m := map[uint64]bool{}
+		for range rng.IntN(40) {
+			m[uint64(rng.IntN(rng.IntN(20000)+1))] = true
+		}
+		for v := range m {
+			small[i] = append(small[i], v)
+		}
+		slices.Sort(small[i])
+	}
+	cases := map[string][][]uint64{
+		"hashes":      syntheticCorpus(2000, 0, 0),
+		"shingles":    syntheticCorpus(2000, 1<<20, 3),
+		"words":       syntheticCorpus(2000, 5000, 1),
+		"small ints":  small,
+		"skewed":      randomSets(rng, 3000, 300, 30),
+		"one set":     {{1, 2, 3}},
+		"no sharing":  {{1, 2}, {3, 4}},
+		"one element": {{7}, {7}},
+	}
+	for name, sets := range cases {
+		want := refPrepare(sets)
+		for _, workers := range []int{1, 2, 3, 5} {
+			got := prepare(sets, workers)
+			if (got == nil) != (want == nil) {
+				t.Fatalf("%s, %d workers: prepared %v, want %v", name, workers, got != nil, want != nil)
+			}
+			if got == nil {
+				continue
+			}
+			got.ranks = slices.Clip(got.ranks)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, %d workers: prepared sets differ from the reference's", name, workers)
+			}
+		}
+	}
 }

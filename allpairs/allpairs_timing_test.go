@@ -88,3 +88,22 @@ func BenchmarkJoin100k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPrepare is the first step of every join: ranking the elements
+// of the 100k-set corpus by document frequency and rewriting the sets.
+// Run with -benchtime 1x or a few; skipped with -short.
+func BenchmarkPrepare(b *testing.B) {
+	if testing.Short() {
+		b.Skip("large")
+	}
+	sets := syntheticCorpus(100_000, 1<<20, 3)
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("sets=100000/workers=%d", workers), func(b *testing.B) {
+			for b.Loop() {
+				if prepare(sets, workers) == nil {
+					b.Fatal("nothing prepared")
+				}
+			}
+		})
+	}
+}

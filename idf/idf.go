@@ -33,10 +33,10 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/neardup/neardup/internal/detmath"
 	"github.com/neardup/neardup/internal/hugepage"
+	"github.com/neardup/neardup/internal/parallel"
 	"github.com/neardup/neardup/internal/prefetch"
 )
 
@@ -113,7 +113,7 @@ func Compute(sets [][]uint64) *Table {
 		workers = max(1, min(runtime.GOMAXPROCS(0), maxWorkers, len(sets)))
 	}
 	counts := make([][]int, workers) // counts[w][p]: worker w's hashes in partition p
-	parallel(workers, func(w int) {
+	parallel.Run(workers, func(w int) {
 		c := make([]int, nparts)
 		lo, hi := w*len(sets)/workers, (w+1)*len(sets)/workers
 		for i := lo; i < hi; i++ {
@@ -136,7 +136,7 @@ func Compute(sets [][]uint64) *Table {
 	// pages stay in the TLB.
 	buf := hugepage.Make[uint64](total)
 	defer hugepage.Done(buf)
-	parallel(workers, func(w int) {
+	parallel.Run(workers, func(w int) {
 		next := counts[w]
 		lo, hi := w*len(sets)/workers, (w+1)*len(sets)/workers
 		for i := lo; i < hi; i++ {
@@ -154,17 +154,10 @@ func Compute(sets [][]uint64) *Table {
 	// and moves their distinct hashes down to the start of its range of
 	// buf, their counts to the same places in df (dist[w] of them), then
 	// the ranges are joined.
-	from := make([]int, workers+1)
-	for w, p := 1, 0; w < workers; w++ {
-		for p < nparts && start[p] < w*total/workers {
-			p++
-		}
-		from[w] = p
-	}
-	from[workers] = nparts
+	from := parallel.Split(start, workers)
 	dist := make([]int, workers)
 	df := make([]uint32, total) // an exact bound: growing by append cost 25% of the time
-	parallel(workers, func(w int) {
+	parallel.Run(workers, func(w int) {
 		dist[w] = compactParts(buf, df, start, from[w], from[w+1], pshift)
 	})
 	distinct := dist[0]
@@ -186,20 +179,6 @@ func Compute(sets [][]uint64) *Table {
 var parallelFrom = 1 << 20
 
 const maxWorkers = 16
-
-// parallel runs fn(0) to fn(workers-1), each in a goroutine of its own
-// when workers > 1, and returns when all have.
-func parallel(workers int, fn func(w int)) {
-	if workers == 1 {
-		fn(0)
-		return
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() { fn(w) })
-	}
-	wg.Wait()
-}
 
 // compactParts sorts partitions lo to hi-1 of buf (partition p is
 // buf[start[p]:start[p+1]], its hashes sharing their top 64-pshift bits)
@@ -306,7 +285,7 @@ func build(n int, keys []uint64, df []uint32, workers int) *Table {
 	// i or more: index[i] is that key's position (len(keys) past the last
 	// bucket used). Worker w fills the entries of its range of keys and
 	// the index of the buckets that start in it.
-	parallel(workers, func(w int) {
+	parallel.Run(workers, func(w int) {
 		lo, hi := w*len(keys)/workers, (w+1)*len(keys)/workers
 		next := 0 // the first bucket whose start is not written yet
 		if lo > 0 {
