@@ -24,6 +24,7 @@ import (
 
 	"github.com/neardup/neardup/internal/hugepage"
 	"github.com/neardup/neardup/internal/parallel"
+	"github.com/neardup/neardup/internal/prefetch"
 )
 
 // Join calls fn(i, j, jaccard) with i < j for every pair of sets[i], sets[j]
@@ -346,7 +347,8 @@ type joiner struct {
 	t        float64
 	listOff  []uint32 // postings of rank r: post[listOff[r]:listOff[r+1]], ascending k
 	post     []posting
-	minRatio float64 // t/(1+t)
+	indexed  []uint32 // the number of shared ranks of set k in its index prefix
+	minRatio float64  // t/(1+t)
 }
 
 // newJoiner indexes every set's indexing prefix. Because a set y is only
@@ -363,8 +365,10 @@ func newJoiner(p *prepared, t float64) *joiner {
 		return sh[:ns], int(p.single[k])
 	}
 	j.listOff = make([]uint32, p.nranks+1)
+	j.indexed = make([]uint32, nx)
 	for k := range nx {
 		rs, _ := prefix(k)
+		j.indexed[k] = uint32(len(rs))
 		for _, r := range rs {
 			j.listOff[r+1]++
 		}
@@ -409,11 +413,20 @@ func (j *joiner) probeRange(st *probeState, lo, hi int, fn func(i, j int, jaccar
 		pl := sx - minSize + 1
 		np := max(0, min(len(xr), pl-ux))
 		for idx, r := range xr[:np] {
+			// The lists of the elements ahead: their offsets, then their
+			// first postings (cache misses that overlap this element's).
+			if idx+2*probeAhead < np {
+				prefetch.Line(&j.listOff[xr[idx+2*probeAhead]])
+			}
+			if idx+probeAhead < np {
+				if o := j.listOff[xr[idx+probeAhead]]; int(o) < len(j.post) {
+					prefetch.Line(&j.post[o])
+				}
+			}
 			i := ux + idx // position in x
 			list := j.post[j.listOff[r]:j.listOff[r+1]]
 			// Skip postings of sets too small, stop at x itself.
-			b, _ := slices.BinarySearchFunc(list, kmin, func(e posting, k uint32) int { return int(e.k) - int(k) })
-			for _, e := range list[b:] {
+			for _, e := range list[firstFrom(list, kmin):] {
 				if int(e.k) >= kx {
 					break
 				}
@@ -440,7 +453,7 @@ func (j *joiner) probeRange(st *probeState, lo, hi int, fn func(i, j int, jaccar
 		}
 		for _, ky := range st.touched {
 			if st.acc[ky] > 0 {
-				j.verify(kx, int(ky), fn)
+				j.verify(kx, int(ky), np, int(st.acc[ky]), fn)
 			}
 			st.acc[ky] = 0
 		}
@@ -448,21 +461,39 @@ func (j *joiner) probeRange(st *probeState, lo, hi int, fn func(i, j int, jaccar
 	}
 }
 
+// probeAhead is how many prefix elements ahead probeRange prefetches the
+// posting lists.
+const probeAhead = 8
+
 // need is the overlap a pair of sizes sx, sy needs: ceil(t/(1+t)*(sx+sy)),
 // from o/(sx+sy-o) >= t.
 func (j *joiner) need(sx, sy int) int {
 	return ceilBound(j.minRatio*float64(sx+sy), 1)
 }
 
-// verify merges the shared ranks of kx and ky, stopping as soon as the
-// required overlap is out of reach, and reports the pair if it qualifies.
-func (j *joiner) verify(kx, ky int, fn func(i, j int, jaccard float64)) {
+// verify finds the overlap of kx and ky from what the probe counted and
+// merges the rest, stopping as soon as the required overlap is out of
+// reach, and reports the pair if it qualifies. xpre is the length of kx's
+// probe prefix in its shared ranks, acc the overlap the probe found between
+// it and ky's index prefix (j.indexed[ky] ranks).
+//
+// With wx and wy the last ranks of the two prefixes and wx <= wy, every
+// rank of ky's remainder is above wx, so no rank of kx's prefix meets it:
+// the overlap is acc plus that of kx's remainder with ky's ranks above wx.
+// Symmetrically when wy < wx. (PPJoin's verification, Xiao et al. 2008.)
+func (j *joiner) verify(kx, ky, xpre, acc int, fn func(i, j int, jaccard float64)) {
 	p := j.p
 	sx, sy := int(p.size[kx]), int(p.size[ky])
 	need := j.need(sx, sy)
 	x := p.ranks[p.start[kx]:p.start[kx+1]]
 	y := p.ranks[p.start[ky]:p.start[ky+1]]
-	o, a, b := 0, 0, 0
+	ypre := int(j.indexed[ky])
+	if wx, wy := x[xpre-1], y[ypre-1]; wx <= wy {
+		x, y = x[xpre:], y[above(y, wx):]
+	} else {
+		x, y = x[above(x, wy):], y[ypre:]
+	}
+	o, a, b := acc, 0, 0
 	for a < len(x) && b < len(y) {
 		if o+min(len(x)-a, len(y)-b) < need {
 			return
@@ -490,6 +521,28 @@ func (j *joiner) verify(kx, ky int, fn func(i, j int, jaccard float64)) {
 		ix, iy = iy, ix
 	}
 	fn(ix, iy, jac)
+}
+
+// firstFrom returns the first index in list (ascending k) with k >= kmin:
+// a binary search written out, without slices.BinarySearchFunc's call per
+// comparison.
+func firstFrom(list []posting, kmin uint32) int {
+	lo, hi := 0, len(list)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if list[m].k < kmin {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// above returns the first index in the ascending s with s[k] > v.
+func above(s []uint32, v uint32) int {
+	k, _ := slices.BinarySearch(s, v+1)
+	return k
 }
 
 // sort32 returns the first index in the ascending s with s[k] >= v.

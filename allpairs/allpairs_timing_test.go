@@ -63,24 +63,27 @@ func syntheticCorpus(n, vocab, shingle int) [][]uint64 {
 }
 
 // BenchmarkJoin100k is the size the neardup benchmark uses: 100k documents
-// of ~250 elements at t=0.5. Run with -benchtime 1x; skipped with -short.
+// of ~250 elements at t=0.5, and at t=0.2, where eval's S-curve starts. Run with -benchtime 1x; skipped with -short.
 func BenchmarkJoin100k(b *testing.B) {
 	if testing.Short() {
 		b.Skip("large")
 	}
-	for _, c := range []struct{ vocab, shingle int }{{0, 0}, {1 << 20, 3}, {1 << 20, 2}} {
+	for _, c := range []struct {
+		vocab, shingle int
+		t              float64
+	}{{0, 0, 0.5}, {1 << 20, 3, 0.5}, {1 << 20, 2, 0.5}, {1 << 20, 3, 0.2}} {
 		sets := syntheticCorpus(100_000, c.vocab, c.shingle)
 		elems := 0
 		for _, s := range sets {
 			elems += len(s)
 		}
 		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("vocab=%d/shingle=%d/workers=%d", c.vocab, c.shingle, workers), func(b *testing.B) {
+			b.Run(fmt.Sprintf("vocab=%d/shingle=%d/t=%v/workers=%d", c.vocab, c.shingle, c.t, workers), func(b *testing.B) {
 				b.ReportAllocs()
 				var pairs atomic.Int64
 				for b.Loop() {
 					pairs.Store(0)
-					JoinWorkers(sets, 0.5, workers, func(int, int, float64) { pairs.Add(1) })
+					JoinWorkers(sets, c.t, workers, func(int, int, float64) { pairs.Add(1) })
 				}
 				b.ReportMetric(float64(pairs.Load()), "pairs")
 				b.ReportMetric(float64(elems), "elements")
