@@ -24,8 +24,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/neardup/neardup/allpairs"
@@ -119,11 +121,14 @@ func run(corpusPath, pairsPath string, th float64, sh *shingle.Shingler, co corp
 
 	t0 := time.Now()
 	exact := map[[2]int]float64{}
-	allpairs.Join(sets, th, func(i, j int, jac float64) {
+	var mu sync.Mutex
+	allpairs.JoinWorkers(sets, th, runtime.GOMAXPROCS(0), func(i, j int, jac float64) {
 		if i > j {
 			i, j = j, i
 		}
+		mu.Lock()
 		exact[[2]int{i, j}] = jac
+		mu.Unlock()
 	})
 	joinTime := time.Since(t0)
 

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/neardup/neardup"
@@ -16,6 +17,7 @@ import (
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/chart"
 	"github.com/neardup/neardup/internal/cliflags"
+	"github.com/neardup/neardup/internal/parallel"
 	"github.com/neardup/neardup/lsh"
 )
 
@@ -256,7 +258,7 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	// (b) the exact join on the same shingle sets.
 	t0 = time.Now()
 	pr.set("shingling for the exact join", 0)
-	sets, err := shingleAll(o.Shingle, texts)
+	sets, err := shingleAll(o.Shingle, texts, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -383,10 +385,21 @@ func candidateCurve(ctx context.Context, pr *progress, sets [][]uint64, from flo
 		return nil, err
 	}
 	slots := params.Slots
-	sigs := make([]uint32, 0, len(ids)*slots)
-	for _, i := range ids {
-		sigs = sk.AppendSignature(sigs, sets[i])
-	}
+	// Each goroutine appends signatures in place into its chunks of sigs.
+	sigs := make([]uint32, len(ids)*slots)
+	const chunk = 256
+	var next atomic.Int64
+	parallel.Run(workers, func(int) {
+		for {
+			lo := int(next.Add(chunk)) - chunk
+			if lo >= len(ids) {
+				return
+			}
+			for k := lo; k < min(lo+chunk, len(ids)); k++ {
+				sk.AppendSignature(sigs[k*slots:k*slots], sets[ids[k]])
+			}
+		}
+	})
 	counts := make([][nb]int64, max(1, workers))
 	pr.set("LSH candidates per band", int64(p.Bands))
 	c := &lsh.Candidates{Params: p, Slots: slots, Sigs: sigs, Workers: workers, MaxBucket: 0, BandsDone: &pr.done}

@@ -526,7 +526,7 @@ func sampleHist(ctx context.Context, e *env, f *tuneFlags) (*jaccardHist, int, e
 	if err != nil {
 		return nil, 0, err
 	}
-	sets, err := shingleAll(so, texts)
+	sets, err := shingleAll(so, texts, f.workers)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/hugepage"
+	"github.com/neardup/neardup/internal/parallel"
 	"github.com/neardup/neardup/internal/sample"
 	"github.com/neardup/neardup/shingle"
 )
@@ -253,15 +255,30 @@ func sampleTexts(ctx context.Context, e *env, src *source, inputs []string, co c
 	return ids, texts, read, nil
 }
 
-// shingleAll returns the shingle set of every text.
-func shingleAll(so shingle.Options, texts [][]byte) ([][]uint64, error) {
-	sh, err := shingle.New(so)
-	if err != nil {
+// shingleAll returns the shingle set of every text, shingled on up to
+// workers goroutines (<= 0: GOMAXPROCS), each with its own Shingler.
+func shingleAll(so shingle.Options, texts [][]byte, workers int) ([][]uint64, error) {
+	if _, err := shingle.New(so); err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
-	sets := make([][]uint64, len(texts))
-	for i, t := range texts {
-		sets[i] = sh.AppendSet(nil, t)
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
 	}
+	workers = max(1, min(workers, len(texts)/256))
+	sets := make([][]uint64, len(texts))
+	const chunk = 256
+	var next atomic.Int64
+	parallel.Run(workers, func(int) {
+		sh, _ := shingle.New(so) // the options were checked above
+		for {
+			lo := int(next.Add(chunk)) - chunk
+			if lo >= len(texts) {
+				return
+			}
+			for i := lo; i < min(lo+chunk, len(texts)); i++ {
+				sets[i] = sh.AppendSet(nil, texts[i])
+			}
+		}
+	})
 	return sets, nil
 }
