@@ -63,11 +63,37 @@ func JoinWorkers(sets [][]uint64, t float64, workers int, fn func(i, j int, jacc
 	if !(t > 0 && t <= 1) {
 		panic("allpairs: threshold not in (0, 1]")
 	}
-	workers = max(workers, 1)
-	p := prepare(sets, workers)
+	Rank(sets, workers).Join(t, workers, fn)
+}
+
+// Ranked is a collection of sets ranked for joining (Rank): the first
+// step of every join, which several joins of the same sets at different
+// thresholds can share. It is read-only, so safe for concurrent use; it
+// does not refer to the sets it was made from.
+type Ranked struct {
+	p *prepared // nil when no pair can match
+}
+
+// Rank ranks the elements of sets by document frequency and rewrites
+// each set as its ranks, on up to workers goroutines (<= 1 means 1), for
+// Ranked.Join. sets is not modified and may change afterwards. Rank
+// panics if there are more than math.MaxUint32 elements in total.
+func Rank(sets [][]uint64, workers int) *Ranked {
+	return &Ranked{p: prepare(sets, max(workers, 1))}
+}
+
+// Join is JoinWorkers on the sets r was ranked from: fn(i, j, jaccard)
+// with i < j, indices of those sets, for every pair with Jaccard >= t, from
+// up to workers goroutines. It panics if t is not in (0, 1].
+func (r *Ranked) Join(t float64, workers int, fn func(i, j int, jaccard float64)) {
+	if !(t > 0 && t <= 1) {
+		panic("allpairs: threshold not in (0, 1]")
+	}
+	p := r.p
 	if p == nil {
 		return
 	}
+	workers = max(workers, 1)
 	j := newJoiner(p, t)
 	nx := len(p.order)
 	if workers == 1 {

@@ -45,10 +45,17 @@ func brute(sets [][]uint64, t float64) map[pairKey]float64 {
 
 func collect(t *testing.T, sets [][]uint64, th float64, workers int) map[pairKey]float64 {
 	t.Helper()
+	return collectFrom(t, func(fn func(i, j int, jac float64)) { JoinWorkers(sets, th, workers, fn) })
+}
+
+// collectFrom gathers the pairs join reports, failing on a pair out of
+// order or reported twice.
+func collectFrom(t *testing.T, join func(fn func(i, j int, jac float64))) map[pairKey]float64 {
+	t.Helper()
 	var mu sync.Mutex
 	got := map[pairKey]float64{}
 	bad := ""
-	JoinWorkers(sets, th, workers, func(i, j int, jac float64) {
+	join(func(i, j int, jac float64) {
 		mu.Lock()
 		defer mu.Unlock()
 		k := pairKey{i, j}
@@ -131,6 +138,7 @@ func TestJoinAgainstBruteForce(t *testing.T) {
 		for trial := range 4 {
 			sets := randomSets(rng, shape.n, shape.vocab, shape.maxLen)
 			all := brute(sets, 0.1) // the lowest threshold below: filtered for the others
+			ranked := Rank(sets, 2) // one ranking for every threshold
 			for _, th := range []float64{0.1, 0.3, 0.5, 0.8, 1.0, 2.0 / 3, 0.75, 0.9} {
 				want := map[pairKey]float64{}
 				for k, jac := range all {
@@ -142,6 +150,7 @@ func TestJoinAgainstBruteForce(t *testing.T) {
 				for _, workers := range []int{1, 2, 5} {
 					name := fmt.Sprintf("shape %+v trial %d t=%v workers=%d", shape, trial, th, workers)
 					compare(t, name, collect(t, sets, th, workers), want)
+					compare(t, name+" ranked once", collectFrom(t, func(fn func(i, j int, jac float64)) { ranked.Join(th, workers, fn) }), want)
 				}
 			}
 		}
@@ -230,6 +239,29 @@ func ExampleJoin() {
 	fmt.Println(out)
 	// Output:
 	// [0-2 0.60 0-3 0.60 2-3 0.60]
+}
+
+// Rank once, join at two thresholds: the pairs at the higher one are
+// those of the lower one that reach it.
+func ExampleRanked_Join() {
+	sets := [][]uint64{
+		{1, 2, 3, 4},
+		{1, 2, 3, 4, 5, 6},
+		{1, 2, 3, 5},
+		{7, 8},
+	}
+	r := Rank(sets, 1)
+	for _, t := range []float64{0.5, 0.65} {
+		var out []string
+		r.Join(t, 1, func(i, j int, jac float64) {
+			out = append(out, fmt.Sprintf("%d-%d %.2f", i, j, jac))
+		})
+		slices.Sort(out)
+		fmt.Println(t, out)
+	}
+	// Output:
+	// 0.5 [0-1 0.67 0-2 0.60 1-2 0.67]
+	// 0.65 [0-1 0.67 1-2 0.67]
 }
 
 // refPrepare is prepare written plainly: document frequencies from a map,

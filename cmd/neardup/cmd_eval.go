@@ -272,7 +272,8 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	truth := map[pairKey]float64{}
 	t0 = time.Now()
 	pr.set(fmt.Sprintf("exact all-pairs join at t = %g", t), 0)
-	allpairs.JoinWorkers(sets, t, workers, func(i, j int, jac float64) {
+	ranked := allpairs.Rank(sets, workers) // shared with the S-curve's join
+	ranked.Join(t, workers, func(i, j int, jac float64) {
 		if len(sets[i]) == 0 || len(sets[j]) == 0 {
 			return
 		}
@@ -334,7 +335,7 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	// The measured S-curve: exact pairs down to --plot-from, and which of
 	// them share a band (lsh.Candidates, no bucket limit, no verification).
 	t0 = time.Now()
-	bins, err := candidateCurve(ctx, pr, sets, min(f.plotFrom, t), o.Params, workers)
+	bins, err := candidateCurve(ctx, pr, sets, ranked, min(f.plotFrom, t), o.Params, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -348,8 +349,8 @@ func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 // candidateCurve bins the exact pairs with Jaccard >= from in bins of 0.05
 // over [0, 1] and measures the fraction of each bin that LSH makes a
 // candidate pair: signatures of every non-empty set, lsh.Candidates.Run
-// with no bucket limit.
-func candidateCurve(ctx context.Context, pr *progress, sets [][]uint64, from float64, params neardup.Params, workers int) ([]*evalBin, error) {
+// with no bucket limit. ranked is sets ranked for allpairs (Rank).
+func candidateCurve(ctx context.Context, pr *progress, sets [][]uint64, ranked *allpairs.Ranked, from float64, params neardup.Params, workers int) ([]*evalBin, error) {
 	p := params.LSH
 	const nb = 20
 	bins := make([]*evalBin, nb)
@@ -369,7 +370,7 @@ func candidateCurve(ctx context.Context, pr *progress, sets [][]uint64, from flo
 			ids = append(ids, i)
 		}
 	}
-	allpairs.JoinWorkers(sets, from, workers, func(i, j int, jac float64) {
+	ranked.Join(from, workers, func(i, j int, jac float64) {
 		if sigID[i] < 0 || sigID[j] < 0 {
 			return
 		}
