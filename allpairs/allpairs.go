@@ -19,8 +19,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/neardup/neardup/internal/hugepage"
 	"github.com/neardup/neardup/internal/parallel"
@@ -102,22 +100,13 @@ func (r *Ranked) Join(t float64, workers int, fn func(i, j int, jaccard float64)
 	}
 	// The index is complete and read-only, so sets can be probed in any
 	// order by any goroutine: x only looks at sets before it in size order.
-	const chunk = 64
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			st := newProbeState(nx)
-			for {
-				lo := int(next.Add(chunk)) - chunk
-				if lo >= nx {
-					return
-				}
-				j.probeRange(st, lo, min(lo+chunk, nx), fn)
-			}
-		})
-	}
-	wg.Wait()
+	states := make([]*probeState, workers) // 4 bytes a set, made by each goroutine
+	parallel.For(nx, workers, 64, func(w, lo, hi int) {
+		if states[w] == nil {
+			states[w] = newProbeState(nx)
+		}
+		j.probeRange(states[w], lo, hi, fn)
+	})
 }
 
 // eps is the margin subtracted before rounding a real bound up to an
@@ -314,20 +303,22 @@ func prepare(sets [][]uint64, workers int) *prepared {
 	n := len(sets)
 	shared := make([]uint32, n)
 	single := make([]int32, n)
-	parallelFor(n, workers, func(i int) {
-		s := rankOf[off[i]:off[i+1]]
-		w := 0
-		for _, r := range s {
-			if r != 0 {
-				s[w] = r - 1
-				w++
+	parallel.For(n, workers, 256, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s := rankOf[off[i]:off[i+1]]
+			w := 0
+			for _, r := range s {
+				if r != 0 {
+					s[w] = r - 1
+					w++
+				}
 			}
+			single[i] = int32(len(s) - w)
+			s = s[:w]
+			slices.Sort(s)
+			s = slices.Compact(s) // duplicates within the set
+			shared[i] = uint32(len(s))
 		}
-		single[i] = int32(len(s) - w)
-		s = s[:w]
-		slices.Sort(s)
-		s = slices.Compact(s) // duplicates within the set
-		shared[i] = uint32(len(s))
 	})
 
 	p := &prepared{nranks: int(nranks)}
@@ -452,7 +443,8 @@ func (j *joiner) probeRange(st *probeState, lo, hi int, fn func(i, j int, jaccar
 			i := ux + idx // position in x
 			list := j.post[j.listOff[r]:j.listOff[r+1]]
 			// Skip postings of sets too small, stop at x itself.
-			for _, e := range list[firstFrom(list, kmin):] {
+			b, _ := slices.BinarySearchFunc(list, kmin, func(e posting, k uint32) int { return int(e.k) - int(k) })
+			for _, e := range list[b:] {
 				if int(e.k) >= kx {
 					break
 				}
@@ -549,22 +541,6 @@ func (j *joiner) verify(kx, ky, xpre, acc int, fn func(i, j int, jaccard float64
 	fn(ix, iy, jac)
 }
 
-// firstFrom returns the first index in list (ascending k) with k >= kmin:
-// a binary search written out, without slices.BinarySearchFunc's call per
-// comparison.
-func firstFrom(list []posting, kmin uint32) int {
-	lo, hi := 0, len(list)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if list[m].k < kmin {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
-}
-
 // above returns the first index in the ascending s with s[k] > v.
 func above(s []uint32, v uint32) int {
 	k, _ := slices.BinarySearch(s, v+1)
@@ -575,33 +551,6 @@ func above(s []uint32, v uint32) int {
 func sort32(s []int32, v int32) int {
 	k, _ := slices.BinarySearch(s, v)
 	return k
-}
-
-// parallelFor calls f(i) for i in [0, n) from up to workers goroutines.
-func parallelFor(n, workers int, f func(i int)) {
-	if workers <= 1 || n < 1024 {
-		for i := range n {
-			f(i)
-		}
-		return
-	}
-	const chunk = 256
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				lo := int(next.Add(chunk)) - chunk
-				if lo >= n {
-					return
-				}
-				for i := lo; i < min(lo+chunk, n); i++ {
-					f(i)
-				}
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // runLen returns the length of the run of equal keys that starts a;

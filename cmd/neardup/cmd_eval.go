@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/neardup/neardup"
@@ -386,19 +385,11 @@ func candidateCurve(ctx context.Context, pr *progress, sets [][]uint64, ranked *
 		return nil, err
 	}
 	slots := params.Slots
-	// Each goroutine appends signatures in place into its chunks of sigs.
+	// Each chunk's signatures are appended in place into sigs.
 	sigs := make([]uint32, len(ids)*slots)
-	const chunk = 256
-	var next atomic.Int64
-	parallel.Run(workers, func(int) {
-		for {
-			lo := int(next.Add(chunk)) - chunk
-			if lo >= len(ids) {
-				return
-			}
-			for k := lo; k < min(lo+chunk, len(ids)); k++ {
-				sk.AppendSignature(sigs[k*slots:k*slots], sets[ids[k]])
-			}
+	parallel.For(len(ids), workers, 256, func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			sk.AppendSignature(sigs[k*slots:k*slots], sets[ids[k]])
 		}
 	})
 	counts := make([][nb]int64, max(1, workers))

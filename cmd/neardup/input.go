@@ -256,7 +256,7 @@ func sampleTexts(ctx context.Context, e *env, src *source, inputs []string, co c
 }
 
 // shingleAll returns the shingle set of every text, shingled on up to
-// workers goroutines (<= 0: GOMAXPROCS), each with its own Shingler.
+// workers goroutines (<= 0: GOMAXPROCS).
 func shingleAll(so shingle.Options, texts [][]byte, workers int) ([][]uint64, error) {
 	if _, err := shingle.New(so); err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
@@ -264,20 +264,11 @@ func shingleAll(so shingle.Options, texts [][]byte, workers int) ([][]uint64, er
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = max(1, min(workers, len(texts)/256))
 	sets := make([][]uint64, len(texts))
-	const chunk = 256
-	var next atomic.Int64
-	parallel.Run(workers, func(int) {
-		sh, _ := shingle.New(so) // the options were checked above
-		for {
-			lo := int(next.Add(chunk)) - chunk
-			if lo >= len(texts) {
-				return
-			}
-			for i := lo; i < min(lo+chunk, len(texts)); i++ {
-				sets[i] = sh.AppendSet(nil, texts[i])
-			}
+	parallel.For(len(texts), workers, 256, func(_, lo, hi int) {
+		sh, _ := shingle.New(so) // a Shingler a chunk; the options were checked above
+		for i := lo; i < hi; i++ {
+			sets[i] = sh.AppendSet(nil, texts[i])
 		}
 	})
 	return sets, nil

@@ -1,13 +1,15 @@
-// Package parallel shares work split into fixed ranges among goroutines,
-// for results that must not depend on how many goroutines there are: each
-// goroutine gets a known share (worker w the w-th range), so what it
-// writes, and where, is decided before it starts.
-//
-// Work taken in chunks as goroutines become free balances better; it suits
-// loops whose results do not depend on who did what.
+// Package parallel shares loops among goroutines, two ways. Run with
+// Split gives each goroutine a fixed share (worker w the w-th range), for
+// results that must not depend on how many goroutines there are: what
+// each writes, and where, is decided before it starts. For hands out
+// chunks as goroutines become free, which balances better, for loops
+// whose results do not depend on who did what.
 package parallel
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Run calls fn(0) to fn(workers-1), each in a goroutine of its own when
 // workers > 1 (in the calling goroutine when workers <= 1, as fn(0)), and
@@ -44,4 +46,30 @@ func Split[T ~int | ~uint32 | ~uint64](start []T, workers int) []int {
 	}
 	from[workers] = n
 	return from
+}
+
+// For calls fn(w, lo, hi) for the consecutive chunks [lo, hi) of [0, n),
+// each at most chunk long (chunk >= 1), from up to workers goroutines that
+// take the next chunk as they become free, and returns when all chunks
+// are done. w is the calling goroutine's number, below workers: calls with
+// the same w come one after the other, so fn may keep scratch per w. With
+// workers <= 1, or a single chunk, fn is called in order from the calling
+// goroutine, with w = 0.
+func For(n, workers, chunk int, fn func(w, lo, hi int)) {
+	if workers <= 1 || n <= chunk {
+		for lo := 0; lo < n; lo += chunk {
+			fn(0, lo, min(lo+chunk, n))
+		}
+		return
+	}
+	var next atomic.Int64
+	Run(min(workers, (n+chunk-1)/chunk), func(w int) {
+		for {
+			lo := int(next.Add(int64(chunk))) - chunk
+			if lo >= n {
+				return
+			}
+			fn(w, lo, min(lo+chunk, n))
+		}
+	})
 }

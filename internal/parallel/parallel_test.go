@@ -55,3 +55,43 @@ func TestSplit(t *testing.T) {
 		t.Errorf("Split(%v, 2) = %v", u, got)
 	}
 }
+
+// TestFor: every index in exactly one chunk, no chunk longer than asked,
+// w below workers and never in two calls at once, for sizes around the
+// chunk length and several worker counts.
+func TestFor(t *testing.T) {
+	for _, workers := range []int{0, 1, 2, 5} {
+		for _, n := range []int{0, 1, 6, 7, 8, 100} {
+			const chunk = 7
+			seen := make([]atomic.Int32, n)
+			var calls atomic.Int32
+			var busy [8]atomic.Int32 // calls under way per w: never two
+			For(n, workers, chunk, func(w, lo, hi int) {
+				calls.Add(1)
+				if w < 0 || w >= max(workers, 1) {
+					t.Errorf("workers %d n %d: w = %d", workers, n, w)
+					return
+				}
+				if busy[w].Add(1) != 1 {
+					t.Errorf("workers %d n %d: two calls with w = %d at once", workers, n, w)
+				}
+				defer busy[w].Add(-1)
+				if lo < 0 || hi > n || hi <= lo || hi-lo > chunk {
+					t.Errorf("workers %d n %d: chunk [%d, %d)", workers, n, lo, hi)
+					return
+				}
+				for i := lo; i < hi; i++ {
+					seen[i].Add(1)
+				}
+			})
+			for i := range seen {
+				if c := seen[i].Load(); c != 1 {
+					t.Fatalf("workers %d n %d: index %d done %d times", workers, n, i, c)
+				}
+			}
+			if want := int32((n + chunk - 1) / chunk); calls.Load() != want {
+				t.Fatalf("workers %d n %d: %d chunks, want %d", workers, n, calls.Load(), want)
+			}
+		}
+	}
+}
