@@ -43,6 +43,7 @@ func startDevtools(t *testing.T) *devtools {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd.Env = chromiumEnv(dir)
 	cmd.ExtraFiles = []*os.File{toBrowser, fromBrowser}
 	var errb strings.Builder
 	cmd.Stderr = &errb

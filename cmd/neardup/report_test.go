@@ -268,6 +268,13 @@ func chromiumFlags(dir string) []string {
 		"--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + filepath.Join(dir, "profile")}
 }
 
+// chromiumEnv is the environment of every headless Chromium the tests
+// start: its temporary files (the singleton socket's directory, which a
+// killed browser leaves behind) go in dir, which the test removes.
+func chromiumEnv(dir string) []string {
+	return append(os.Environ(), "TMPDIR="+dir)
+}
+
 // chromium runs headless Chromium on page with args and returns its
 // standard output and the requests it logged that the page made (any
 // non-file URL whose initiator is not the browser itself). Name resolution
@@ -282,6 +289,7 @@ func chromium(t *testing.T, page string, args ...string) (stdout string, pageReq
 	all = append(all, args...)
 	cmd := exec.CommandContext(ctx, "/usr/bin/chromium", append(all, "file://"+page)...)
 	var out, errb strings.Builder
+	cmd.Env = chromiumEnv(dir)
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("chromium %v: %v\n%s", args, err, errb.String())
