@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -84,23 +85,23 @@ func init() {
 	register.Iter1[Edge]()
 	register.Emitter2[int64, Edge]()
 	register.Function4x0(signedComponent)
-	register.DoFn7x1[context.Context, int64, func(*Node) bool, func(*Edge) bool, func(*Signed) bool, func(int64, ClusterOut), func(int, int64), error](&clusterFn{})
+	beam.RegisterType(reflect.TypeFor[clusterFn]())
 	register.Emitter2[int64, ClusterOut]()
 	register.Emitter2[int, int64]()
 	register.Function2x2(countOne)
 	register.Function2x1(sumCount)
-	register.DoFn4x1[int64, func(*ClusterOut) bool, func(*int64, *int64) bool, func(string), error](&numberFn{})
+	beam.RegisterType(reflect.TypeFor[numberFn]())
 	register.Iter1[ClusterOut]()
 	register.Iter2[int64, int64]()
 	register.Emitter1[string]()
-	register.DoFn5x0[context.Context, int64, func(*Node) bool, func(string), func(int64, Group)](&groupFn{})
+	beam.RegisterType(reflect.TypeFor[groupFn]())
 	register.Emitter2[int64, Group]()
 	register.Function4x0(edgeWithA)
 	register.Iter1[Group]()
 	register.Emitter2[int64, EdgeGroup]()
-	register.DoFn5x0[context.Context, int64, func(*EdgeGroup) bool, func(*Group) bool, func(string)](&pairLinesFn{})
+	beam.RegisterType(reflect.TypeFor[pairLinesFn]())
 	register.Iter1[EdgeGroup]()
-	register.DoFn4x1[context.Context, int, func(*int64) bool, func(*string) bool, error](&filterFn{})
+	beam.RegisterType(reflect.TypeFor[filterFn]())
 	register.Iter1[string]()
 	register.Function2x0(decodeStar)
 	register.Function1x2(fileKey)

@@ -13,6 +13,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -22,11 +23,11 @@ import (
 func init() {
 	register.Function3x0(bothWays)
 	register.Emitter2[int64, int64]()
-	register.DoFn5x0[context.Context, int64, func(*int64) bool, func(int64, int64), func(int, int)](&largeStarFn{})
+	beam.RegisterType(reflect.TypeFor[largeStarFn]())
 	register.Iter1[int64]()
 	register.Emitter2[int, int]()
 	register.Function2x2(toLarger)
-	register.DoFn3x0[int64, func(*int64) bool, func(int64, int64)](&smallStarFn{})
+	beam.RegisterType(reflect.TypeFor[smallStarFn]())
 	register.Function2x1(sumInts)
 	register.Function2x1(formatRound)
 	register.Function1x2(zeroRound)

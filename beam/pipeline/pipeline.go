@@ -33,7 +33,9 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"reflect"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup"
@@ -212,33 +214,43 @@ func (c Config) star() int { return max(c.lastStar, 1) }
 // path is the name of a file set of the work directory.
 func (c Config) path(name string) string { return joinPath(c.Work, name) }
 
+// Registration. Every emitter and iterator shape is registered with
+// package register, and so is bucketFn, the DoFn called once for every
+// (band, key) group: 35 times a document at the defaults, where
+// register's generated caller saves the reflective call (about 400 ns,
+// Beam measured). The other DoFns, called about once a document or less,
+// are registered as types and called through reflection (beam.RegisterType),
+// because each register.DoFnNxM instantiation adds 5-8 s of compilation:
+// with all nineteen this package took 106 s to compile (twice in `go test`,
+// once with its tests) and neardup-beam was 245 MB; with one, 9 s and 143
+// MB, and the same time on Prism within its noise (README.md, Pitfalls).
 func init() {
-	register.DoFn4x1[context.Context, int, func(Doc), func(int64, Entry), error](&readFn{})
+	beam.RegisterType(reflect.TypeFor[readFn]())
 	register.Emitter1[Doc]()
 	register.Emitter2[int64, Entry]()
-	register.DoFn5x1[context.Context, int64, func(*Entry) bool, func(Signed), func(Copy), error](&collapseFn{})
+	beam.RegisterType(reflect.TypeFor[collapseFn]())
 	register.Iter1[Entry]()
 	register.Emitter1[Signed]()
 	register.Emitter1[Copy]()
-	register.DoFn5x1[context.Context, Signed, func(int64, Signed), func(string, Member), func(int64, []uint32), error](&bandFn{})
+	beam.RegisterType(reflect.TypeFor[bandFn]())
 	register.Emitter2[int64, []uint32]()
 	register.Emitter2[int64, Signed]()
 	register.Emitter2[string, Member]()
-	register.DoFn4x0[context.Context, string, func(*Member) bool, func(int64, int)](&chainedFn{})
+	beam.RegisterType(reflect.TypeFor[chainedFn]())
 	register.Emitter2[int64, int]()
 	register.DoFn5x1[context.Context, string, func(*Member) bool, func(*int64, *int) bool, func(int64, Pair), error](&bucketFn{})
 	register.Iter1[Member]()
 	register.Iter2[int64, int]()
 	register.Emitter2[int64, Pair]()
-	register.DoFn5x1[context.Context, int64, func(*[]uint32) bool, func(*int) bool, func(string, Member), error](&wholeFn{})
+	beam.RegisterType(reflect.TypeFor[wholeFn]())
 	register.Iter1[[]uint32]()
 	register.Iter1[int]()
-	register.DoFn5x1[context.Context, string, func(*Member) bool, func(*int64, *int) bool, func(int64, Pair), error](&agreeFn{})
-	register.DoFn5x0[context.Context, int64, func(*Signed) bool, func(*Pair) bool, func(int64, Half)](&attachFn{})
+	beam.RegisterType(reflect.TypeFor[agreeFn]())
+	beam.RegisterType(reflect.TypeFor[attachFn]())
 	register.Iter1[Signed]()
 	register.Iter1[Pair]()
 	register.Emitter2[int64, Half]()
-	register.DoFn5x1[context.Context, int64, func(*Signed) bool, func(*Half) bool, func(Edge), error](&verifyFn{})
+	beam.RegisterType(reflect.TypeFor[verifyFn]())
 	register.Iter1[Half]()
 	register.Emitter1[Edge]()
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -48,7 +49,7 @@ func idOne(d Doc) (string, int64) { return d.ID, 1 }
 
 var cDupIDs = beam.NewCounter("neardup", "duplicate_ids")
 
-func init() { register.DoFn3x0[context.Context, string, int64](&dupIDFn{}) }
+func init() { beam.RegisterType(reflect.TypeFor[dupIDFn]()) }
 
 type dupIDFn struct{}
 

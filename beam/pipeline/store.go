@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"reflect"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -24,10 +25,10 @@ import (
 )
 
 func init() {
-	register.DoFn2x0[string, func(int, string)](&shardKeyFn{})
+	beam.RegisterType(reflect.TypeFor[shardKeyFn]())
 	register.Emitter2[int, string]()
 	register.Function1x2(blankLine)
-	register.DoFn3x1[context.Context, int, func(*string) bool, error](&writeShardFn{})
+	beam.RegisterType(reflect.TypeFor[writeShardFn]())
 	register.Iter1[string]()
 }
 
