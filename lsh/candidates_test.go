@@ -323,7 +323,7 @@ func testAgainstReference(t *testing.T) {
 	}
 	var total, large int64
 	defer func() {
-		t.Logf("%d pairs, %d large buckets checked", total, large)
+		t.Logf("%d pairs, %d large buckets found", total, large)
 		if total < 100_000 || large < 1000 {
 			t.Errorf("the random inputs are too easy: %d pairs, %d large buckets", total, large)
 		}
@@ -366,6 +366,12 @@ func testAgainstReference(t *testing.T) {
 					}
 					total += st.Pairs
 					large += st.LargeBuckets
+					if raceEnabled && n > 60 {
+						// The detector watches Run; the references,
+						// on one goroutine and checked without it,
+						// took most of this test's minute under it.
+						continue
+					}
 					diff(t, name+" vs reference", got, refPairs(c))
 					all := bruteAgree(c)
 					if maxBucket <= 0 {
