@@ -413,3 +413,32 @@ func BenchmarkBandKeys(b *testing.B) {
 	}
 	_ = sink
 }
+
+// BenchmarkEqualRows: bucketComp's comparison of a member's bucket numbers
+// for the earlier bands (17 of 35) with those of the bucket's later
+// members, for every member of buckets of the given size, as a bucket of
+// the benchmark corpus takes them; a row of comp, as Run passes it.
+func BenchmarkEqualRows(b *testing.B) {
+	const n, stride, band = 4096, 35, 17
+	rng := rand.New(rand.NewPCG(3, 4))
+	comp := make([]uint32, n*stride+64)
+	for k := range comp {
+		comp[k] = uint32(rng.IntN(4))
+	}
+	for _, size := range []int{4, 24} {
+		b.Run(fmt.Sprintf("bucket=%d", size), func(b *testing.B) {
+			rows := make([]entry, size)
+			for k := range rows {
+				rows[k].id = uint32(rng.IntN(n))
+			}
+			out := make([]uint64, size)
+			for b.Loop() {
+				for x := 0; x+1 < size; x++ {
+					i := int(rows[x].id)
+					equalRows(out, comp[i*stride:i*stride+band], comp, stride, rows[x+1:])
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(size-1), "ns/member")
+		})
+	}
+}
