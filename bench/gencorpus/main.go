@@ -45,6 +45,7 @@ type options struct {
 	truth  string
 	sample bool
 	quiet  bool
+	script string     // "latin" (as generated) or "cyrillic"
 	cfg    gen.Config // MeanWords, Vocab, DupRate
 }
 
@@ -77,6 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.truth, "truth", "", "also write what was planted in each document to this TSV file")
 	fs.BoolVar(&o.sample, "sample", false, "write English-like job ads (the shipped sample) instead of pseudo-word text")
 	fs.BoolVar(&o.quiet, "q", false, "do not print a summary")
+	fs.StringVar(&o.script, "script", "latin", "latin|cyrillic: write the text's letters a-z (and A-Z) as 26 Cyrillic ones, two bytes each, the same corpus otherwise")
 	fs.IntVar(&o.cfg.MeanWords, "words", 0, "mean document length in words (default 250)")
 	fs.IntVar(&o.cfg.Vocab, "vocab", 0, "vocabulary size (default 50000)")
 	fs.Float64Var(&o.cfg.DupRate, "dup", 0, "fraction of planted copies (default 0.3, ads 0.25; negative: none)")
@@ -103,6 +105,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.format == "" {
 		o.format = formatOf(o.out)
+	}
+	if o.script != "latin" && o.script != "cyrillic" {
+		fmt.Fprintf(stderr, "gencorpus: unknown script %q (want latin or cyrillic)\n", o.script)
+		return o, errUsage
 	}
 	if _, ok := encoders[o.format]; !ok {
 		fmt.Fprintf(stderr, "gencorpus: unknown format %q (want jsonl, csv, tsv or text)\n", o.format)
@@ -143,9 +149,16 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		if o.truth != "" {
 			tw = newTruthWriter(o.n, id)
 		}
+		var tr []byte
 		err := pipeline(ctx, generate, c, func(d gen.Doc) error {
 			if tw != nil {
 				tw.add(d)
+			}
+			if o.script == "cyrillic" {
+				tr = gen.AppendCyrillic(tr[:0], d.Title)
+				d.Title = string(tr)
+				tr = gen.AppendCyrillic(tr[:0], d.Text)
+				d.Text = string(tr)
 			}
 			docs++
 			return enc.write(d)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/neardup/neardup/internal/gen"
@@ -251,5 +252,56 @@ func TestPipelineConsumerError(t *testing.T) {
 	})
 	if !errors.Is(err, boom) || n != 1000 {
 		t.Fatalf("err %v after %d docs", err, n)
+	}
+}
+
+// TestCyrillic: -script cyrillic writes the Latin corpus with each letter
+// replaced by its Cyrillic one (mapped back, the same bytes), and the
+// letters keep case pairs and are distinct, so the tokens stay one to one.
+func TestCyrillic(t *testing.T) {
+	seen := map[rune]bool{}
+	for i, r := range gen.Cyrillic {
+		if unicode.ToUpper(r) != gen.CyrillicUpper[i] || unicode.ToLower(gen.CyrillicUpper[i]) != r || seen[r] || !unicode.IsLetter(r) {
+			t.Fatalf("letter %d: %c/%c", i, r, gen.CyrillicUpper[i])
+		}
+		seen[r] = true
+	}
+	if len(gen.Cyrillic) != 26 || len(gen.CyrillicUpper) != 26 {
+		t.Fatalf("%d and %d letters", len(gen.Cyrillic), len(gen.CyrillicUpper))
+	}
+	back := map[rune]rune{}
+	for i := range 26 {
+		back[gen.Cyrillic[i]], back[gen.CyrillicUpper[i]] = rune('a'+i), rune('A'+i)
+	}
+	dir := t.TempDir()
+	for _, args := range [][]string{{"-n", "200"}, {"-sample", "-n", "50"}} {
+		lat, cyr := filepath.Join(dir, "latin.jsonl"), filepath.Join(dir, "cyrillic.jsonl")
+		runQuiet(t, append(args, "-o", lat)...)
+		runQuiet(t, append(args, "-script", "cyrillic", "-o", cyr)...)
+		want, err := os.ReadFile(lat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(cyr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Only the texts (and titles) were written in Cyrillic.
+		mapped := strings.Map(func(r rune) rune {
+			if l, ok := back[r]; ok {
+				return l
+			}
+			return r
+		}, string(got))
+		if mapped != string(want) {
+			t.Fatalf("%v: mapped back, the Cyrillic corpus is not the Latin one", args)
+		}
+		if bytes.Equal(got, want) || !utf8.Valid(got) {
+			t.Fatalf("%v: the Cyrillic corpus is the Latin one, or not UTF-8", args)
+		}
+	}
+	var stderr bytes.Buffer
+	if err := run(context.Background(), []string{"-q", "-script", "greek"}, &stderr); !errors.Is(err, errUsage) {
+		t.Fatalf("-script greek: %v, want a usage error", err)
 	}
 }
