@@ -351,9 +351,13 @@ func (b *Batch) shingleWorker() {
 				c.fps[i] = b.key.setHash(set)
 				c.setEnds[i] = int32(len(c.sets))
 			}
-			// The tokeniser's ASCII path has checked every byte of
-			// most texts already.
-			if !sh.ASCII() && !utf8.Valid(text) {
+			// The word tokeniser has checked every byte of most texts
+			// already.
+			valid, known := sh.ValidUTF8()
+			if !known {
+				valid = utf8.Valid(text)
+			}
+			if !valid {
 				c.invalid++
 			}
 		}

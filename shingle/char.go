@@ -87,23 +87,24 @@ func (s *Shingler) normalize(text []byte) (size, runes int, ascii bool) {
 			lastWide = false
 			continue
 		}
-		r, n := utf8.DecodeRune(text[i:])
+		r, n := decodeRune(text, i)
 		i += n
-		r = unicode.ToLower(r)
-		if unicode.IsSpace(r) {
+		x := lookupRune(r) // of unicode.ToLower(r)
+		if x.space() {
 			pending = len(norm) > 0
 			continue
 		}
-		wide := r >= soloMin && isWide(r)
+		wide := x.wide()
 		if pending && !(lastWide && wide) {
 			norm = append(norm, ' ')
 			runes++
 		}
 		pending, lastWide = false, wide
-		if r >= utf8.RuneSelf {
+		enc, m := x.utf8()
+		if m > 1 {
 			ascii = false
 		}
-		norm = utf8.AppendRune(norm, r)
+		norm = binary.LittleEndian.AppendUint32(norm, uint32(enc))[:len(norm)+m]
 		runes++
 	}
 	size = len(norm)

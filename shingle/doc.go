@@ -104,7 +104,12 @@
 // it scans them (an ASCII fast path lower-cases and hashes 8 bytes at a
 // time and needs no Unicode tables), keeps the hashes of the last N tokens
 // in a ring, and sorts the result with a bucket sort suited to uniform
-// hashes. After warm-up it allocates nothing. [Jaccard] and [Intersection]
+// hashes. Other text takes a rune at a time through a table of what
+// lower-casing and the rules above make of each rune (its lower case in
+// UTF-8, its class in Word mode, white space, wide), built from the
+// unicode package's own functions on first use, a block of 128 runes at a
+// time, so it always agrees with the Unicode version of the build. After
+// warm-up it allocates nothing. [Jaccard] and [Intersection]
 // merge the sorted sets without maps, switching to galloping search when
 // one set is much larger than the other.
 package shingle

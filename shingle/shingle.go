@@ -81,6 +81,8 @@ type Shingler struct {
 	nfkc    []byte    // NFKC: the normalised text
 	iter    norm.Iter // NFKC: the normaliser
 	ascii   bool      // the last text was all ASCII (ASCII)
+	checked bool      // the word tokeniser decoded every non-ASCII byte of the last text (ValidUTF8)
+	invalid bool      // it met a byte that is not valid UTF-8 there
 }
 
 // New returns a Shingler for o. It returns an error wrapping
@@ -129,7 +131,7 @@ func (s *Shingler) AppendSet(dst []uint64, text []byte) []uint64 {
 // appendShingles appends the shingle hashes of text to dst, in text order
 // with their repeats: the set before sorting and deduplication.
 func (s *Shingler) appendShingles(dst []uint64, text []byte) []uint64 {
-	s.ascii = false
+	s.ascii, s.checked, s.invalid = false, false, false
 	f := s.form(text)
 	if s.o.Mode == Word {
 		dst = s.appendWord(dst, f)
@@ -137,7 +139,8 @@ func (s *Shingler) appendShingles(dst []uint64, text []byte) []uint64 {
 		dst = s.appendChar(dst, f)
 	}
 	if len(f) != len(text) || (len(f) > 0 && &f[0] != &text[0]) {
-		s.ascii = false // the fast path saw the normalised text
+		// The tokeniser saw the normalised text.
+		s.ascii, s.checked, s.invalid = false, false, false
 	}
 	return dst
 }
@@ -150,6 +153,13 @@ func (s *Shingler) appendShingles(dst []uint64, text []byte) []uint64 {
 // to know whether a text is valid UTF-8 can skip utf8.Valid when it is
 // true.
 func (s *Shingler) ASCII() bool { return s.ascii }
+
+// ValidUTF8 reports, when known is true, whether the text of the last call
+// of AppendSet, AppendSetString or AppendDistinct was valid UTF-8 (as
+// utf8.Valid would): the word tokeniser decodes every rune of a text that
+// needs no normalising on its way, so a caller that needs to know can skip
+// utf8.Valid then. known is false in Char mode and with NFKC.
+func (s *Shingler) ValidUTF8() (valid, known bool) { return !s.invalid, s.checked }
 
 // AppendDistinct appends the shingle set of text to dst like AppendSet, but
 // in no particular order: duplicates are removed with a hash table rather

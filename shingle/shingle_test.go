@@ -868,6 +868,44 @@ func checkASCII(t *testing.T, s *Shingler, text []byte) {
 	if s.ASCII() && bytes.ContainsFunc(text, func(r rune) bool { return r >= utf8.RuneSelf }) {
 		t.Fatalf("ASCII() true for %q", text)
 	}
+	if valid, known := s.ValidUTF8(); known && valid != utf8.Valid(text) {
+		t.Fatalf("ValidUTF8() %v for %q", valid, text)
+	}
+}
+
+// TestValidUTF8: after word shingles of a text taken as it is, ValidUTF8
+// knows whether it was valid UTF-8, wherever an invalid byte sits (in a
+// token, between tokens, cutting a rune, at the end); in Char mode and
+// after NFKC it does not know, and each call resets it.
+func TestValidUTF8(t *testing.T) {
+	word := mustNew(t, Options{Mode: Word})
+	char := mustNew(t, Options{Mode: Char})
+	nfkc := mustNew(t, Options{Mode: Word, NFKC: true})
+	texts := []string{
+		"plain ASCII text", "", "caf\u00e9 au lait", "Привет, мир", "日本語のテキスト",
+		"bad \xff byte", "caf\xe9 au lait", "Прив\xd0ет", "Привет\xd0", "\xd0", "abc\xe6\x97",
+		"word\x80", "\xf0\x9f\x98 x", "e\u0301\xcc", "ok \ufffd literal",
+		strings.Repeat("Ё", 40) + "\xff", strings.Repeat("long ascii token ", 9) + "\xc3",
+	}
+	for _, text := range texts {
+		for _, fn := range []func([]uint64, []byte) []uint64{word.AppendSet, word.AppendDistinct} {
+			fn(nil, []byte(text))
+			valid, known := word.ValidUTF8()
+			if !known || valid != utf8.ValidString(text) {
+				t.Errorf("%q: ValidUTF8() = %v, %v; want %v, true", text, valid, known, utf8.ValidString(text))
+			}
+		}
+		for _, s := range []*Shingler{char, nfkc} {
+			word.AppendSet(nil, []byte("\xff")) // a stale answer must not stay
+			s.AppendSet(nil, []byte(text))
+			if _, known := s.ValidUTF8(); known && s != nfkc {
+				t.Errorf("%q: Char mode knows", text)
+			}
+			if valid, known := s.ValidUTF8(); known && valid != utf8.ValidString(text) {
+				t.Errorf("%q: ValidUTF8() = %v, known", text, valid)
+			}
+		}
+	}
 }
 
 // TestASCII: Shingler.ASCII is true after word shingles of ASCII text

@@ -195,13 +195,18 @@ func BenchmarkJaccardAtLeastUniform(b *testing.B) {
 // (deduplication by hash table, no sort); hash-generic is hash in pure
 // Go (the letter and digit masks 8 bytes at a time, alnum64, and the loop
 // over tokens) where the CPU would use assembly, and hash-avx2masks is
-// hash with the AVX2 mask kernel where the CPU would use AVX-512's.
+// hash with the AVX2 mask kernel where the CPU would use AVX-512's;
+// hash-cyrillic and set-cyrillic are hash and set on the same documents
+// with their letters in Cyrillic (gen.AppendCyrillic: the same tokens, two
+// bytes a letter), the path for text that is not ASCII.
 func BenchmarkCorpus(b *testing.B) {
-	var docs [][]byte
-	var total int64
+	var docs, cyr [][]byte
+	var total, cyrTotal int64
 	err := gen.Generate(gen.Config{Docs: 2000, Seed: 1}, func(_ int, d gen.Doc) error {
 		docs = append(docs, []byte(d.Text))
 		total += int64(len(d.Text))
+		cyr = append(cyr, gen.AppendCyrillic(nil, d.Text))
+		cyrTotal += int64(len(cyr[len(cyr)-1]))
 		return nil
 	})
 	if err != nil {
@@ -226,9 +231,15 @@ func BenchmarkCorpus(b *testing.B) {
 		{"hash-avx2masks", s.appendWord, &kernels{masksAVX2, haveWordAsm}, "AVX2 masks are hash's, or the CPU has none"},
 		{"set", s.AppendSet, nil, ""},
 		{"distinct", s.AppendDistinct, nil, ""},
-		{"tokens", s.AppendTokens, nil, ""}, // the token hashes an edit distance reads
+		{"tokens", s.AppendTokens, nil, ""},      // the token hashes an edit distance reads
+		{"hash-cyrillic", s.appendWord, nil, ""}, // hash, the same tokens in two-byte letters
+		{"set-cyrillic", s.AppendSet, nil, ""},
 	} {
 		b.Run(c.name, func(b *testing.B) {
+			docs, total := docs, total
+			if strings.HasSuffix(c.name, "-cyrillic") {
+				docs, total = cyr, cyrTotal
+			}
 			if c.k != nil {
 				best := maskKernels()[len(maskKernels())-1]
 				if (c.k.masks == best && c.k.asm == haveWordAsm) || (c.k.masks == masksAVX2 && !haveMasksAVX2) {

@@ -1,7 +1,6 @@
 package shingle
 
 import (
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -54,15 +53,16 @@ func (s *Shingler) eachToken(text []byte, word func(tok []byte), char func(r run
 	solo := false     // Word: tok is a solo rune and its marks
 	lastWide := false // Char: the last code point emitted is isWide
 	for i := 0; i < len(text); {
-		r, n := utf8.DecodeRune(text[i:])
+		r, n := decodeRune(text, i)
 		i += n
-		r = unicode.ToLower(r) // utf8.RuneError stays U+FFFD
+		x := lookupRune(r)
+		r = x.lower() // unicode.ToLower(r); utf8.RuneError stays U+FFFD
 		if s.o.Mode == Char {
-			if unicode.IsSpace(r) {
+			if x.space() {
 				space = any // leading space is trimmed
 				continue
 			}
-			wide := isWide(r)
+			wide := x.wide()
 			if space && !(lastWide && wide) {
 				char(' ')
 			}
@@ -71,23 +71,25 @@ func (s *Shingler) eachToken(text []byte, word func(tok []byte), char func(r run
 			char(r)
 			continue
 		}
-		switch {
-		case isTokenRune(r) && isSolo(r):
+		switch x.class() {
+		case classSolo:
 			if len(tok) > 0 {
 				word(tok)
 			}
 			tok, solo = utf8.AppendRune(tok[:0], r), true
 			continue
-		case isTokenRune(r):
+		case classWord:
 			if solo {
 				word(tok)
 				tok, solo = tok[:0], false
 			}
 			tok = utf8.AppendRune(tok, r)
 			continue
-		case isMark(r) && len(tok) > 0:
-			tok = utf8.AppendRune(tok, r)
-			continue
+		case classMark:
+			if len(tok) > 0 {
+				tok = utf8.AppendRune(tok, r)
+				continue
+			}
 		}
 		if len(tok) > 0 {
 			word(tok)

@@ -347,12 +347,18 @@ func (s *Shingler) appendWordASCIIn(dst []uint64, text []byte, n int) ([]uint64,
 func (s *Shingler) appendWord(dst []uint64, text []byte) []uint64 {
 	if useASCIIPath {
 		if out, ok := s.appendWordASCII(dst, text); ok {
-			s.ascii = true
+			s.ascii, s.checked, s.invalid = true, true, false
 			return out
 		}
 	}
 	g := grams{ring: s.ring[:2*s.o.N], n: s.o.N}
 	i := 0
+	// Every byte that is not ASCII is decoded below, in order, from a
+	// rune's start: where a token is cut by a rune, at the rune (slowToken
+	// stops before a separator, which an invalid byte is, and the rune is
+	// decoded here again). So an invalid byte is seen here.
+	invalid := false
+	var t2 *[0x800]runeInfo // twoByteInfo(), once a text has a rune that is not ASCII
 	for i < len(text) {
 		// Fast path 1: skip ASCII separators 8 bytes at a time.
 		w := load8(text, i)
@@ -367,12 +373,16 @@ func (s *Shingler) appendWord(dst []uint64, text []byte) []uint64 {
 		}
 		var t uint64
 		if text[i] >= utf8.RuneSelf {
-			r, size := utf8.DecodeRune(text[i:])
-			if !isTokenRune(unicode.ToLower(r)) {
+			if t2 == nil {
+				t2 = twoByteInfo()
+			}
+			x, size := decodeInfo(text, i, t2)
+			if c := x.class(); c != classWord && c != classSolo {
+				invalid = invalid || size == 1 // utf8.RuneError for a byte
 				i += size
 				continue
 			}
-			t, i = slowToken(text, i)
+			t, i = slowToken(text, i, t2, x, size)
 		} else {
 			// Fast path 2: an ASCII token, found, lower-cased and hashed 8
 			// bytes at a time.
@@ -390,7 +400,10 @@ func (s *Shingler) appendWord(dst []uint64, text []byte) []uint64 {
 				shift := uint(bits.TrailingZeros64(stop)) &^ 7 // 8 × token bytes in w
 				if nonASCII>>shift&0x80 != 0 {
 					// The token may go on with a multi-byte rune.
-					t, i = slowToken(text, i)
+					if t2 == nil {
+						t2 = twoByteInfo()
+					}
+					t, i = slowToken(text, i, t2, 0, 0)
 					break
 				}
 				if shift > 0 {
@@ -404,6 +417,7 @@ func (s *Shingler) appendWord(dst []uint64, text []byte) []uint64 {
 		}
 		dst = g.push(dst, t)
 	}
+	s.checked, s.invalid = true, invalid
 	return g.finish(dst)
 }
 
@@ -412,57 +426,71 @@ func (s *Shingler) appendWord(dst []uint64, text []byte) []uint64 {
 // mix of ASCII, multi-byte and invalid UTF-8, streaming the lower-cased
 // bytes into H without buffering them. A token is a run of non-solo token
 // runes, or one solo rune, either followed by any combining marks.
-func slowToken(text []byte, i int) (uint64, int) {
+// t2 is twoByteInfo(); when size > 0 the caller has decoded the first
+// rune: decodeInfo(text, i, t2) is x, size.
+func slowToken(text []byte, i int, t2 *[0x800]runeInfo, x runeInfo, size int) (uint64, int) {
 	h := uint64(k0)
-	var w uint64 // pending bytes of the current chunk, little-endian
-	var nb uint  // number of pending bytes
-	n := 0       // token length in bytes
-	var enc [utf8.UTFMax]byte
+	var w uint64  // pending bytes of the current chunk, little-endian
+	var nb uint   // number of pending bytes
+	n := 0        // token length in bytes
 	solo := false // the token is a solo rune (and its marks)
+loop:
 	for i < len(text) {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			if solo || !isASCIIAlnum(c) {
-				break
-			}
-			w |= uint64(c|0x20) << (8 * nb)
-			nb++
-			n++
-			if nb == 8 {
-				h = mum(h^w, k1)
-				w, nb = 0, 0
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(text[i:])
-		r = unicode.ToLower(r)
-		if isTokenRune(r) {
-			// A solo rune is a whole token: it ends the token before it
-			// and starts its own, which only marks may continue. (The
-			// range checks keep the common scripts off the table look-ups.)
-			if r >= soloMin && isSolo(r) {
-				if n > 0 {
+		if size == 0 {
+			c := text[i]
+			if c < utf8.RuneSelf {
+				if solo || !isASCIIAlnum(c) {
 					break
 				}
-				solo = true
-			} else if solo {
-				break
+				w |= uint64(c|0x20) << (8 * nb)
+				nb++
+				n++
+				if nb == 8 {
+					h = mum(h^w, k1)
+					w, nb = 0, 0
+				}
+				i++
+				continue
 			}
-		} else if n == 0 || r < markMin || !unicode.Is(unicode.M, r) {
-			break
+			if c >= 0xC2 && c < 0xE0 && i+1 < len(text) && text[i+1]&0xC0 == 0x80 {
+				// Two bytes, the common case of alphabets other than
+				// Latin: decoded and looked up here.
+				x, size = t2[uint(c&0x1F)<<6|uint(text[i+1]&0x3F)], 2
+			} else {
+				x, size = decodeInfo(text, i, t2)
+			}
 		}
-		m := utf8.EncodeRune(enc[:], r)
-		for _, b := range enc[:m] {
-			w |= uint64(b) << (8 * nb)
-			nb++
-			if nb == 8 {
-				h = mum(h^w, k1)
-				w, nb = 0, 0
+		switch x.class() {
+		case classWord:
+			if solo {
+				break loop
 			}
+		case classSolo:
+			// A solo rune is a whole token: it ends the token before it
+			// and starts its own, which only marks may continue.
+			if n > 0 {
+				break loop
+			}
+			solo = true
+		case classMark:
+			if n == 0 {
+				break loop
+			}
+		default:
+			break loop
+		}
+		// The lower-cased rune's bytes, into the pending chunk and, past
+		// its 8 bytes, the next one.
+		enc, m := x.utf8()
+		w |= enc << (8 * nb)
+		if nb += uint(m); nb >= 8 {
+			h = mum(h^w, k1)
+			nb -= 8
+			w = enc >> (8 * (uint(m) - nb))
 		}
 		n += m
 		i += size
+		size = 0
 	}
 	if nb > 0 {
 		h = mum(h^w, k1)

@@ -1,0 +1,116 @@
+package shingle
+
+import (
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+// TestRuneInfo checks the table's entry of every rune against the package
+// documentation's definitions, written out with the unicode package.
+func TestRuneInfo(t *testing.T) {
+	solo := []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana,
+		unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar}
+	bad := 0
+	for r := rune(0); r <= unicode.MaxRune && bad < 10; r++ {
+		x := lookupRune(r)
+		l := unicode.ToLower(r)
+		want := classSep
+		switch {
+		case (unicode.IsLetter(l) || unicode.IsDigit(l)) && (l == 0x30FC || unicode.In(l, solo...)):
+			want = classSolo
+		case unicode.IsLetter(l) || unicode.IsDigit(l):
+			want = classWord
+		case unicode.Is(unicode.M, l):
+			want = classMark
+		}
+		enc, n := x.utf8()
+		b := utf8.AppendRune(nil, l)
+		var wantEnc uint64
+		for k, c := range b {
+			wantEnc |= uint64(c) << (8 * k)
+		}
+		if x.lower() != l || x.class() != want || enc != wantEnc || n != len(b) ||
+			x.space() != unicode.IsSpace(l) || x.wide() != isWide(l) {
+			t.Errorf("%U: lower %U class %d utf8 %x/%d space %v wide %v; want %U %d %x/%d %v %v",
+				r, x.lower(), x.class(), enc, n, x.space(), x.wide(),
+				l, want, wantEnc, len(b), unicode.IsSpace(l), isWide(l))
+			bad++
+		}
+	}
+}
+
+// TestBuildBlockConcurrent: goroutines that meet an unbuilt block at once
+// all get the one block stored (run it under -race too).
+func TestBuildBlockConcurrent(t *testing.T) {
+	for _, k := range []uint32{0, 0x0400 >> blockBits, 0x4E00 >> blockBits, unicode.MaxRune >> blockBits} {
+		var p atomic.Pointer[[blockRunes]runeInfo]
+		got := make([]*[blockRunes]runeInfo, 4)
+		var wg sync.WaitGroup
+		for g := range got {
+			wg.Go(func() { got[g] = buildBlock(&p, k) })
+		}
+		wg.Wait()
+		for g, b := range got {
+			if b != p.Load() {
+				t.Fatalf("block %d: goroutine %d got another block than the one stored", k, g)
+			}
+		}
+		for j, x := range got[0] {
+			if r := rune(k<<blockBits | uint32(j)); x != computeRuneInfo(r) {
+				t.Fatalf("%U: entry %x, want %x", r, x, computeRuneInfo(r))
+			}
+		}
+	}
+}
+
+// TestDecodeRune compares decodeRune with utf8.DecodeRune, and
+// decodeInfo with lookupRune of it (for a byte that is not ASCII), on every
+// sequence of up to three bytes that starts a two- or three-byte form
+// (truncated, invalid and overlong ones too), and on random bytes.
+func TestDecodeRune(t *testing.T) {
+	t2 := twoByteInfo()
+	check := func(text []byte, i int) {
+		t.Helper()
+		r, n := decodeRune(text, i)
+		wr, wn := utf8.DecodeRune(text[i:])
+		if r != wr || n != wn {
+			t.Fatalf("% x at %d: %U/%d, want %U/%d", text, i, r, n, wr, wn)
+		}
+		if text[i] < utf8.RuneSelf {
+			return
+		}
+		if x, n := decodeInfo(text, i, t2); x != lookupRune(wr) || n != wn {
+			t.Fatalf("% x at %d: decodeInfo %x/%d, want %x/%d", text, i, x, n, lookupRune(wr), wn)
+		}
+	}
+	buf := make([]byte, 4)
+	for c0 := 0x80; c0 < 0x100; c0++ {
+		for c1 := range 0x100 {
+			buf[0], buf[1] = byte(c0), byte(c1)
+			check(buf[:1], 0)
+			check(buf[:2], 0)
+			if c0 < 0xE0 || c0 >= 0xF0 {
+				continue
+			}
+			for c2 := range 0x100 {
+				buf[2] = byte(c2)
+				check(buf[:3], 0)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	text := make([]byte, 4096)
+	for k := range text {
+		text[k] = byte(rng.IntN(256))
+		if rng.IntN(3) == 0 {
+			text[k] = 0x80 | byte(rng.IntN(64)) // more continuation bytes
+		}
+	}
+	for i := range text {
+		check(text, i)
+	}
+}
