@@ -114,3 +114,28 @@ func TestDecodeRune(t *testing.T) {
 		check(text, i)
 	}
 }
+
+// TestTwoByteRuns compares the word tokeniser with the reference on random
+// text made mostly of two-byte runes (slowToken's own decoding): Cyrillic and Greek letters of both cases, Latin-1 letters, letters whose
+// lower case has another length (İ to i, Ⱥ to ⱥ), two-byte marks, no-break
+// spaces, overlong C0/C1 leads and other invalid bytes, ASCII, and Han,
+// which is solo, at every alignment.
+func TestTwoByteRuns(t *testing.T) {
+	pieces := []string{"д", "Д", "ж", "Ж", "я", "Я", "ё", "Ё", "λ", "Λ", "ς", "é", "É", "ß", "İ", "Ⱥ",
+		"\u0301", "\u0483", "\u00a0", "\xc0\x80", "\xc1\xbf", "\xd0", "\x80", "a", "Z", "7", " ", ",", "漢", "ー"}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, o := range []Options{{Mode: Word}, {Mode: Word, N: 1}, {Mode: Word, N: 2, Bag: true}} {
+		s := mustNew(t, o)
+		for range 3000 {
+			var b []byte
+			for range rng.IntN(60) {
+				p := pieces[rng.IntN(len(pieces))]
+				if rng.IntN(3) > 0 {
+					p = pieces[rng.IntN(8)] // runs of Cyrillic, often four or more
+				}
+				b = append(b, p...)
+			}
+			checkAgainstRef(t, s, string(b))
+		}
+	}
+}
