@@ -108,8 +108,10 @@
 // lower-casing and the rules above make of each rune (its lower case in
 // UTF-8, its class in Word mode, white space, wide), built from the
 // unicode package's own functions on first use, a block of 128 runes at a
-// time, so it always agrees with the Unicode version of the build. After
-// warm-up it allocates nothing. [Jaccard] and [Intersection]
+// time, so it always agrees with the Unicode version of the build; with
+// NFKC the same table says whether a text is already in NFKC (every rune a
+// starter with NFKC_Quick_Check Yes), and only other text goes through the
+// normaliser. After warm-up it allocates nothing. [Jaccard] and [Intersection]
 // merge the sorted sets without maps, switching to galloping search when
 // one set is much larger than the other.
 package shingle

@@ -1,9 +1,12 @@
 package shingle
 
 import (
+	"encoding/binary"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // What the tokenizer needs to know of a rune that is not ASCII, looked up
@@ -22,6 +25,7 @@ import (
 //	bits 35-36  its class in Word mode (classSep, classWord, classSolo, classMark)
 //	bit  37     unicode.IsSpace(l)
 //	bit  38     isWide(l)
+//	bit  39     r itself is NFKC-inert (nfkcInert)
 //	bits 40-60  l
 type runeInfo uint64
 
@@ -38,6 +42,7 @@ const (
 	infoClassShift = 35
 	infoSpace      = 1 << 37
 	infoWide       = 1 << 38
+	infoNFKCInert  = 1 << 39
 	infoRuneShift  = 40
 )
 
@@ -130,7 +135,50 @@ func computeRuneInfo(r rune) runeInfo {
 	if isWide(l) {
 		x |= infoWide
 	}
+	if nfkcInert(r) {
+		x |= infoNFKCInert
+	}
 	return x | runeInfo(l)<<infoRuneShift
+}
+
+// nfkcInert reports whether r is a starter (canonical combining class 0)
+// with NFKC_Quick_Check Yes: BoundaryBefore (class 0, and no rune before
+// it can combine with it, which is Quick_Check Maybe) and left as it is by
+// NFKC on its own (Quick_Check No would change it). A text whose runes are
+// all such is in NFKC, as the quick check of UAX #15 answers Yes for it:
+// nothing is reordered, and a composition would need a rune that
+// combines backwards. (Precomposed letters such as é or が are inert; a
+// rune that may combine with one after it, as e with U+0301, is too, but
+// U+0301 is not.) Invalid UTF-8 is not looked up here.
+func nfkcInert(r rune) bool {
+	s := string(r)
+	return norm.NFKC.PropertiesString(s).BoundaryBefore() && norm.NFKC.IsNormalString(s)
+}
+
+// inNFKC reports whether text is in NFKC by the table alone (every rune
+// ASCII or nfkcInert, the UTF-8 valid); false says nothing. It is a
+// fraction of norm.NFKC.QuickSpan's time on text that is not ASCII.
+func inNFKC(text []byte) bool {
+	var t2 *[0x800]runeInfo
+	for i := 0; i < len(text); {
+		if i+8 <= len(text) && binary.LittleEndian.Uint64(text[i:])&0x8080808080808080 == 0 {
+			i += 8
+			continue
+		}
+		if text[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if t2 == nil {
+			t2 = twoByteInfo()
+		}
+		x, n := decodeInfo(text, i, t2)
+		if x&infoNFKCInert == 0 || n == 1 {
+			return false
+		}
+		i += n
+	}
+	return true
 }
 
 // twoByte is the table's entries of U+0000 to U+07FF in one array, built

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // TestRuneInfo checks the table's entry of every rune against the package
@@ -137,5 +139,60 @@ func TestTwoByteRuns(t *testing.T) {
 			}
 			checkAgainstRef(t, s, string(b))
 		}
+	}
+}
+
+// TestInNFKC: texts made of runes the table calls NFKC-inert are in NFKC
+// by the norm package (every pair of them in the ranges where runes
+// compose: Latin, Indic, Hangul jamo and syllables, kana, full-width; and
+// random runs from the whole range), inNFKC says so, and it says false for
+// a text with a rune that is not inert or with invalid UTF-8.
+func TestInNFKC(t *testing.T) {
+	var all, near []rune
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if lookupRune(r)&infoNFKCInert == 0 {
+			continue
+		}
+		all = append(all, r)
+		switch {
+		case r < 0x250, 0x900 <= r && r < 0x980, 0x1100 <= r && r < 0x1200,
+			0x3040 <= r && r < 0x3100, 0xFF00 <= r && r < 0xFFF0,
+			0xAC00 <= r && r < 0xD7A4 && r%97 == 0:
+			near = append(near, r)
+		}
+	}
+	if len(all) < 100000 || len(near) < 500 {
+		t.Fatalf("%d inert runes, %d near compositions: too few", len(all), len(near))
+	}
+	check := func(s string) {
+		t.Helper()
+		if !norm.NFKC.IsNormalString(s) {
+			t.Fatalf("%+q: inert runes only, not in NFKC", s)
+		}
+		if !inNFKC([]byte(s)) {
+			t.Fatalf("%+q: inNFKC false", s)
+		}
+	}
+	buf := make([]byte, 0, 64)
+	for _, a := range near {
+		for _, b := range near {
+			check(string(utf8.AppendRune(utf8.AppendRune(buf[:0], a), b)))
+		}
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 100000 {
+		buf = buf[:0]
+		for range 1 + rng.IntN(12) {
+			buf = utf8.AppendRune(buf, all[rng.IntN(len(all))])
+		}
+		check(string(buf))
+	}
+	for _, s := range []string{"cafe\u0301", "\u1100\u1161", "\u304b\u3099", "\uff21", "ﬁ", "x\xff", "abc\u0300def"} {
+		if inNFKC([]byte(s)) {
+			t.Errorf("%+q: inNFKC true", s)
+		}
+	}
+	if !inNFKC([]byte("plain ASCII text, long enough for 8 bytes at a time")) || !inNFKC(nil) {
+		t.Error("ASCII text: inNFKC false")
 	}
 }

@@ -182,7 +182,7 @@ func (s *Shingler) AppendDistinct(dst []uint64, text []byte) []uint64 {
 // form returns text in NFKC under Options.NFKC (in the Shingler's buffer,
 // unless text is already normalised), else text.
 func (s *Shingler) form(text []byte) []byte {
-	if !s.o.NFKC || norm.NFKC.QuickSpan(text) == len(text) {
+	if !s.o.NFKC || inNFKC(text) || norm.NFKC.QuickSpan(text) == len(text) {
 		return text
 	}
 	// A norm.Iter kept in the Shingler, appending into its buffer: no
