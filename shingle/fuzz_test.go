@@ -25,8 +25,15 @@ func FuzzAppendSet(f *testing.F) {
 		f.Add([]byte(s), uint8(4), uint8(3))
 		f.Add([]byte(s), uint8(5), uint8(2))
 	}
+	f.Add([]byte("Plain ASCII words and more of them, don\u2019t stop \u2014 caf\u00e9 and \xff then ASCII again"), uint8(8), uint8(3))
 	f.Fuzz(func(t *testing.T, text []byte, mode, n uint8) {
 		o := Options{Mode: Mode(mode & 1), N: int(n % 10), Bag: mode&2 != 0, NFKC: mode&4 != 0}
+		if mode&8 != 0 {
+			// Every ASCII run of a text that is not all ASCII through
+			// the ASCII path.
+			defer func(m int) { minASCIIRun = m }(minASCIIRun)
+			minASCIIRun = 1
+		}
 		s, err := New(o)
 		if err != nil {
 			t.Fatal(err)

@@ -780,6 +780,8 @@ func TestAppendTokens(t *testing.T) {
 // those of its rune-by-rune walk (eachToken).
 func TestASCIIPath(t *testing.T) {
 	defer func(saved bool) { useASCIIPath = saved }(useASCIIPath)
+	defer func(saved int) { minASCIIRun = saved }(minASCIIRun)
+	nonASCII := []string{"é", "\u2019", "\u2014", "ё", "Ё", "漢", "\u0301", "\xff", "\u00a0", "😀", "\xe2\x80"}
 	defer func(saved maskKernel) { useMasks = saved }(useMasks)
 	defer func(saved bool) { useWordAsm = saved }(useWordAsm)
 	type kernels struct {
@@ -832,10 +834,14 @@ func TestASCIIPath(t *testing.T) {
 		if i%3 == 0 {
 			text = text[r.IntN(len(text)+1):] // start anywhere
 		}
-		if i%7 == 0 && len(text) > 0 { // a multi-byte rune anywhere
-			k := r.IntN(len(text))
-			text = slices.Concat(text[:k], []byte("é"), text[k:])
+		if i%3 == 1 { // a few runes that are not ASCII anywhere: ASCII runs between them
+			for range 1 + r.IntN(3) {
+				k := r.IntN(len(text) + 1)
+				text = slices.Concat(text[:k], []byte(nonASCII[r.IntN(len(nonASCII))]), text[k:])
+			}
 		}
+		// The shortest ASCII run the ASCII path takes within such a text.
+		minASCIIRun = []int{1, 8, 64}[i%3]
 		for n := 1; n <= 5; n++ {
 			s := mustNew(t, Options{Mode: Word, N: n})
 			useASCIIPath = false
@@ -843,6 +849,11 @@ func TestASCIIPath(t *testing.T) {
 			useASCIIPath = true
 			for _, k := range ks {
 				useMasks, useWordAsm = k.masks, k.words
+				// Masks left by an earlier call must not be taken for
+				// this text's.
+				for j := range s.masks[:cap(s.masks)] {
+					s.masks[:cap(s.masks)][j] = r.Uint64()
+				}
 				if fast := s.appendWord([]uint64{42}, text); !slices.Equal(fast, general) {
 					t.Fatalf("N=%d kernels %+v %q:\n ascii   %x\n general %x", n, k, text, fast, general)
 				}

@@ -198,15 +198,20 @@ func BenchmarkJaccardAtLeastUniform(b *testing.B) {
 // hash with the AVX2 mask kernel where the CPU would use AVX-512's;
 // hash-cyrillic and set-cyrillic are hash and set on the same documents
 // with their letters in Cyrillic (gen.AppendCyrillic: the same tokens, two
-// bytes a letter), the path for text that is not ASCII.
+// bytes a letter), the path for text that is not ASCII; hash-quote and
+// set-quote the same documents with one U+2019 (’) in the middle of each,
+// text that is ASCII but for a rune or two, as much English text is.
 func BenchmarkCorpus(b *testing.B) {
-	var docs, cyr [][]byte
-	var total, cyrTotal int64
+	var docs, cyr, quote [][]byte
+	var total, cyrTotal, quoteTotal int64
 	err := gen.Generate(gen.Config{Docs: 2000, Seed: 1}, func(_ int, d gen.Doc) error {
 		docs = append(docs, []byte(d.Text))
 		total += int64(len(d.Text))
 		cyr = append(cyr, gen.AppendCyrillic(nil, d.Text))
 		cyrTotal += int64(len(cyr[len(cyr)-1]))
+		mid := len(d.Text) / 2
+		quote = append(quote, []byte(d.Text[:mid]+"\u2019"+d.Text[mid:]))
+		quoteTotal += int64(len(d.Text) + 3)
 		return nil
 	})
 	if err != nil {
@@ -234,11 +239,16 @@ func BenchmarkCorpus(b *testing.B) {
 		{"tokens", s.AppendTokens, nil, ""},      // the token hashes an edit distance reads
 		{"hash-cyrillic", s.appendWord, nil, ""}, // hash, the same tokens in two-byte letters
 		{"set-cyrillic", s.AppendSet, nil, ""},
+		{"hash-quote", s.appendWord, nil, ""}, // hash, with one U+2019 in the middle of each text
+		{"set-quote", s.AppendSet, nil, ""},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			docs, total := docs, total
-			if strings.HasSuffix(c.name, "-cyrillic") {
+			switch {
+			case strings.HasSuffix(c.name, "-cyrillic"):
 				docs, total = cyr, cyrTotal
+			case strings.HasSuffix(c.name, "-quote"):
+				docs, total = quote, quoteTotal
 			}
 			if c.k != nil {
 				best := maskKernels()[len(maskKernels())-1]

@@ -218,21 +218,25 @@ var useWordAsm = haveWordAsm
 // alnumMasks returns the mask of ASCII letters and digits (alnum64) of
 // each 64-byte block of text, the last one zero-padded (or, if len(text)
 // is a multiple of 64, all zero: the block past the end), and whether
-// text is all ASCII; if it is not, the masks are not all computed. The
-// slice is s.masks, valid until the next call.
-func (s *Shingler) alnumMasks(text []byte) ([]uint64, bool) {
+// text is all ASCII; if it is not, the masks are not all computed (those
+// of the whole blocks before the first with a byte >= 0x80 are). The
+// first known whole blocks' masks are taken as they are in s.masks, from
+// an earlier call on a text with the same bytes there. The slice is
+// s.masks, valid until the next call.
+func (s *Shingler) alnumMasks(text []byte, known int) ([]uint64, bool) {
 	nb := len(text) / 64 // whole blocks
 	if cap(s.masks) < nb+1 {
 		s.masks = make([]uint64, nb+1, max(nb+1, 2*cap(s.masks)))
+		known = 0
 	}
 	m := s.masks[:nb+1]
-	k := 0
-	if useMasks != masksGo && nb > 0 {
+	k := min(known, nb)
+	if useMasks != masksGo && nb > k {
 		var ok bool
 		if useMasks == masksAVX512 {
-			ok = alnumMasksAVX512(&text[0], nb, &m[0])
+			ok = alnumMasksAVX512(&text[64*k], nb-k, &m[k])
 		} else {
-			ok = alnumMasksAVX2(&text[0], nb, &m[0])
+			ok = alnumMasksAVX2(&text[64*k], nb-k, &m[k])
 		}
 		if !ok {
 			return nil, false
@@ -263,26 +267,41 @@ func (s *Shingler) appendWordASCII(dst []uint64, text []byte) ([]uint64, bool) {
 // token hashes themselves (AppendTokens).
 func (s *Shingler) appendWordASCIIn(dst []uint64, text []byte, n int) ([]uint64, bool) {
 	g := grams{ring: s.ring[:2*n], n: n}
+	dst, ok := s.appendASCIIRun(dst, text, &g, 0)
+	if !ok {
+		return dst, false
+	}
+	return g.finish(dst), true
+}
+
+// appendASCIIRun appends the shingles (with g.n = 0 the token hashes) that
+// the tokens of text complete after the tokens g has taken, and leaves in g
+// the state after them. text must be ASCII and a whole run of tokens: it
+// starts where a token may start (or at a separator) and ends after a
+// separator or at a token's end that nothing continues. If text has a byte
+// >= 0x80 it returns dst and g as they were and false, before hashing
+// anything. The first known whole blocks of 64 bytes of text have their
+// masks in s.masks already (alnumMasks).
+func (s *Shingler) appendASCIIRun(dst []uint64, text []byte, g *grams, known int) ([]uint64, bool) {
+	n := g.n
 	// For n <= 3 the chain's state (grams.a1, b1, count) lives in locals,
 	// with push written out here: the call and the state's round trip
 	// through memory cost more than the three multiplications.
-	var a1, b1 uint64
-	count := 0
+	a1, b1, count := g.a1, g.b1, g.count
 	start := -1      // start of the token in progress, if any
 	var carry uint64 // 1 if the last byte of the previous block was a token byte
 	// A token in progress at the end ends in the last block, which ends
 	// with separators (the padding).
-	masks, ok := s.alnumMasks(text)
+	masks, ok := s.alnumMasks(text, known)
 	if !ok {
 		return dst, false
 	}
 	if n == 3 && useWordAsm && len(text) >= 8 {
 		base := len(dst)
 		dst = slices.Grow(dst, len(text)/2+1)
-		k, a1, b1, count := wordHashes3(&text[0], len(text), &masks[0], len(masks), &dst[:base+1][base])
-		dst = dst[:base+k]
+		k, a1, b1, count := wordHashes3(&text[0], len(text), &masks[0], len(masks), &dst[:base+1][base], a1, b1, count)
 		g.a1, g.b1, g.count = a1, b1, count
-		return g.finish(dst), true
+		return dst[:base+k], true
 	}
 	for b, m := range masks {
 		pos := 64 * b
@@ -340,7 +359,7 @@ func (s *Shingler) appendWordASCIIn(dst []uint64, text []byte, n int) ([]uint64,
 	if n <= 3 {
 		g.a1, g.b1, g.count = a1, b1, count
 	}
-	return g.finish(dst), true
+	return dst, true
 }
 
 // appendWord appends the word shingle hashes of text to dst, unsorted.
@@ -359,66 +378,123 @@ func (s *Shingler) appendWord(dst []uint64, text []byte) []uint64 {
 	// decoded here again). So an invalid byte is seen here.
 	invalid := false
 	var t2 *[0x800]runeInfo // twoByteInfo(), once a text has a rune that is not ASCII
+	dense := false          // the last run of ASCII was too short for the ASCII path
 	for i < len(text) {
-		// Fast path 1: skip ASCII separators 8 bytes at a time.
-		w := load8(text, i)
-		alnum, nonASCII := classify8(w)
-		if lead := alnum | nonASCII; lead == 0 {
-			i += 8
-			continue
-		} else if skip := bits.TrailingZeros64(lead) >> 3; skip > 0 {
-			i += skip
-			w = load8(text, i)
-			alnum, nonASCII = classify8(w)
+		// The ASCII text up to the token that holds the next byte >=
+		// 0x80 (q) goes through the ASCII path, if there is enough of it:
+		// a text with a quotation mark or an accent here and there is
+		// mostly ASCII. It ends after a separator (or at the text's end),
+		// and i is where a token may start. After a short run, the next
+		// 4 × minASCIIRun bytes go token by token without a look (text
+		// with an accent every few words, as Italian or French, would
+		// pay for the look at each).
+		var q int
+		if dense {
+			q, dense = i+4*minASCIIRun, false
+		} else if q = i + indexNonASCII(text[i:]); q-i < minASCIIRun {
+			dense = true
+		} else if useASCIIPath {
+			cut := q
+			if q < len(text) {
+				for cut > i && isASCIIAlnum(text[cut-1]) {
+					cut--
+				}
+			}
+			if cut-i >= minASCIIRun {
+				// The failed look at the whole text left the masks of its
+				// blocks before q's.
+				known := 0
+				if i == 0 {
+					known = q / 64
+				}
+				dst, _ = s.appendASCIIRun(dst, text[i:cut], &g, known)
+				i = cut
+			}
 		}
-		var t uint64
-		if text[i] >= utf8.RuneSelf {
-			if t2 == nil {
-				t2 = twoByteInfo()
-			}
-			x, size := decodeInfo(text, i, t2)
-			if c := x.class(); c != classWord && c != classSolo {
-				invalid = invalid || size == 1 // utf8.RuneError for a byte
-				i += size
+		// Token by token through the token or separator at q.
+		for i < len(text) && i <= q {
+			// Fast path 1: skip ASCII separators 8 bytes at a time.
+			w := load8(text, i)
+			alnum, nonASCII := classify8(w)
+			if lead := alnum | nonASCII; lead == 0 {
+				i += 8
 				continue
+			} else if skip := bits.TrailingZeros64(lead) >> 3; skip > 0 {
+				i += skip
+				w = load8(text, i)
+				alnum, nonASCII = classify8(w)
 			}
-			t, i = slowToken(text, i, t2, x, size)
-		} else {
-			// Fast path 2: an ASCII token, found, lower-cased and hashed 8
-			// bytes at a time.
-			h := uint64(k0)
-			p := i
-			for {
-				stop := ^alnum & high
-				if stop == 0 {
-					h = mum(h^(w|lowASCII), k1)
-					p += 8
-					w = load8(text, p)
-					alnum, nonASCII = classify8(w)
+			var t uint64
+			if text[i] >= utf8.RuneSelf {
+				if t2 == nil {
+					t2 = twoByteInfo()
+				}
+				x, size := decodeInfo(text, i, t2)
+				if c := x.class(); c != classWord && c != classSolo {
+					invalid = invalid || size == 1 // utf8.RuneError for a byte
+					i += size
 					continue
 				}
-				shift := uint(bits.TrailingZeros64(stop)) &^ 7 // 8 × token bytes in w
-				if nonASCII>>shift&0x80 != 0 {
-					// The token may go on with a multi-byte rune.
-					if t2 == nil {
-						t2 = twoByteInfo()
+				t, i = slowToken(text, i, t2, x, size)
+			} else {
+				// Fast path 2: an ASCII token, found, lower-cased and
+				// hashed 8 bytes at a time.
+				h := uint64(k0)
+				p := i
+				for {
+					stop := ^alnum & high
+					if stop == 0 {
+						h = mum(h^(w|lowASCII), k1)
+						p += 8
+						w = load8(text, p)
+						alnum, nonASCII = classify8(w)
+						continue
 					}
-					t, i = slowToken(text, i, t2, 0, 0)
+					shift := uint(bits.TrailingZeros64(stop)) &^ 7 // 8 × token bytes in w
+					if nonASCII>>shift&0x80 != 0 {
+						// The token may go on with a multi-byte rune.
+						if t2 == nil {
+							t2 = twoByteInfo()
+						}
+						t, i = slowToken(text, i, t2, 0, 0)
+						break
+					}
+					if shift > 0 {
+						h = mum(h^((w|lowASCII)&(1<<shift-1)), k1)
+					}
+					end := p + int(shift>>3)
+					t = mum(h^uint64(end-i), k2)
+					i = end + 1 // text[end] is an ASCII separator (or past the end)
 					break
 				}
-				if shift > 0 {
-					h = mum(h^((w|lowASCII)&(1<<shift-1)), k1)
-				}
-				end := p + int(shift>>3)
-				t = mum(h^uint64(end-i), k2)
-				i = end + 1 // text[end] is an ASCII separator (or past the end)
-				break
 			}
+			dst = g.push(dst, t)
 		}
-		dst = g.push(dst, t)
 	}
 	s.checked, s.invalid = true, invalid
 	return g.finish(dst)
+}
+
+// minASCIIRun is the shortest run of ASCII text that appendWord gives to
+// the ASCII path within a text that is not all ASCII. (A variable: tests
+// make it small.)
+var minASCIIRun = 64
+
+// indexNonASCII returns the index of the first byte >= 0x80 of b, or
+// len(b).
+func indexNonASCII(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if w := binary.LittleEndian.Uint64(b[i:]) & high; w != 0 {
+			return i + bits.TrailingZeros64(w)>>3
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return len(b)
 }
 
 // slowToken hashes the token that starts at text[i], whose first rune is

@@ -29,10 +29,11 @@ func alnumMasksAVX2(p *byte, blocks int, out *uint64) bool
 // TZCNT and BLSR, BMI2's MULX, BZHI and SHRX).
 var haveWordAsm = cpu.X86.HasBMI1 && cpu.X86.HasBMI2
 
-// wordHashes3 is appendWordASCII's loop for N = 3, from masks (alnumMasks
-// of text, blocks of them): it writes the 3-gram hashes of text[:n] to
-// out, which has room for n/2+1, and returns how many, and the chain's
-// state (grams.a1, b1 and count). n must be at least 8.
+// wordHashes3 is appendASCIIRun's loop for N = 3, from masks (alnumMasks
+// of text, blocks of them): with the chain's state a1, b1, count
+// (grams') at the start, it writes the 3-gram hashes of text[:n] to out,
+// which has room for n/2+1, and returns how many, and the chain's state
+// at the end. n must be at least 8.
 //
 //go:noescape
-func wordHashes3(text *byte, n int, masks *uint64, blocks int, out *uint64) (written int, a1, b1 uint64, count int)
+func wordHashes3(text *byte, n int, masks *uint64, blocks int, out *uint64, a1, b1 uint64, count int) (written int, a1Out, b1Out uint64, countOut int)

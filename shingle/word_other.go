@@ -22,6 +22,6 @@ func alnumMasksAVX2(p *byte, blocks int, out *uint64) bool {
 const haveWordAsm = false
 
 // wordHashes3 is never called in this build.
-func wordHashes3(text *byte, n int, masks *uint64, blocks int, out *uint64) (written int, a1, b1 uint64, count int) {
+func wordHashes3(text *byte, n int, masks *uint64, blocks int, out *uint64, a1, b1 uint64, count int) (written int, a1Out, b1Out uint64, countOut int) {
 	panic("shingle: wordHashes3 without the kernel")
 }
