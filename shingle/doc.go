@@ -104,7 +104,9 @@
 // it scans them (an ASCII fast path lower-cases and hashes 8 bytes at a
 // time and needs no Unicode tables), keeps the hashes of the last N tokens
 // in a ring, and sorts the result with a bucket sort suited to uniform
-// hashes. Other text takes a rune at a time through a table of what
+// hashes; in a text that is ASCII but for a few runes, the runs of ASCII
+// between them take that path too. Other text takes a rune at a time
+// through a table of what
 // lower-casing and the rules above make of each rune (its lower case in
 // UTF-8, its class in Word mode, white space, wide), built from the
 // unicode package's own functions on first use, a block of 128 runes at a
