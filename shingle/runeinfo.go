@@ -1,7 +1,6 @@
 package shingle
 
 import (
-	"encoding/binary"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
@@ -160,15 +159,7 @@ func nfkcInert(r rune) bool {
 // fraction of norm.NFKC.QuickSpan's time on text that is not ASCII.
 func inNFKC(text []byte) bool {
 	var t2 *[0x800]runeInfo
-	for i := 0; i < len(text); {
-		if i+8 <= len(text) && binary.LittleEndian.Uint64(text[i:])&0x8080808080808080 == 0 {
-			i += 8
-			continue
-		}
-		if text[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
+	for i := indexNonASCII(text); i < len(text); i += indexNonASCII(text[i:]) {
 		if t2 == nil {
 			t2 = twoByteInfo()
 		}
