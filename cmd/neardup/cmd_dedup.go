@@ -221,7 +221,7 @@ func dedup(ctx context.Context, e *env, f *dedupFlags, inputs []string, co corpu
 	total := time.Since(start)
 	stopProgress()
 	if !f.quiet {
-		printSummary(e.stderr, b, src, res, f.twoPass, writeTime, total)
+		printSummary(e.stderr, b, src, res, f.twoPass, f.memoryLimit.resolve(), writeTime, total)
 	}
 	return nil
 }

@@ -208,3 +208,73 @@ func TestPlanPasses(t *testing.T) {
 		}
 	}
 }
+
+// TestPeakRSS: the peak resident memory is in bytes: at least what a
+// slice just written holds, at most the machine's memory.
+func TestPeakRSS(t *testing.T) {
+	if _, ok := peakRSS(); !ok {
+		t.Skip("the peak resident memory is not known on this system")
+	}
+	const size = 64 << 20
+	buf := make([]byte, size)
+	for i := 0; i < len(buf); i += 4096 {
+		buf[i] = 1
+	}
+	peak, _ := peakRSS()
+	if peak < size {
+		t.Errorf("peak resident memory %d bytes after writing %d", peak, size)
+	}
+	if phys := physicalMemory(); phys > 0 && peak > phys {
+		t.Errorf("peak resident memory %d bytes, more than the machine's %d", peak, phys)
+	}
+	buf[len(buf)-1] = 2 // keep buf alive until peakRSS has run
+}
+
+// TestMemorySummary: the summary and --stats give the peak memory beside
+// --memory-limit, and the summary warns with the reason when the peak is
+// over the limit.
+func TestMemorySummary(t *testing.T) {
+	if _, ok := peakRSS(); !ok {
+		t.Skip("the peak resident memory is not known on this system")
+	}
+	for _, c := range []struct {
+		limit string
+		extra []string
+		bytes int64  // memory_limit_bytes
+		warn  string // "": no warning
+	}{
+		{"none", nil, 0, ""},
+		{"64TiB", nil, 64 << 40, ""},
+		{"1KB", nil, 1000, "two passes still keep"},
+		{"1KB", []string{"--weight", "idf"}, 1000, "cannot take two passes"},
+		{"1KB", []string{"--verify", "estimate"}, 1000, "--verify estimate keeps"},
+	} {
+		stats := filepath.Join(t.TempDir(), "stats.json")
+		args := append([]string{"dedup", "--memory-limit", c.limit, "--stats", stats}, c.extra...)
+		code, _, stderr := cli(t, "", append(args, reportSample)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		lim := c.limit
+		if c.bytes > 0 {
+			lim = humanBytes(c.bytes)
+		}
+		if !strings.Contains(stderr, "  memory:     peak ") || !strings.Contains(stderr, "resident (--memory-limit "+lim+")") {
+			t.Errorf("%v: no memory line with the limit %s:\n%s", args, lim, stderr)
+		}
+		warned := strings.Contains(stderr, "warning:    the peak was over --memory-limit")
+		if warned != (c.warn != "") || !strings.Contains(stderr, c.warn) {
+			t.Errorf("%v: want warning %q:\n%s", args, c.warn, stderr)
+		}
+		var st struct {
+			Peak  int64 `json:"peak_rss_bytes"`
+			Limit int64 `json:"memory_limit_bytes"`
+		}
+		if err := json.Unmarshal([]byte(read(t, stats)), &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Peak <= 0 || st.Limit != c.bytes {
+			t.Errorf("%v: stats peak_rss_bytes %d, memory_limit_bytes %d; want a peak and %d", args, st.Peak, st.Limit, c.bytes)
+		}
+	}
+}

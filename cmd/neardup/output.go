@@ -233,7 +233,7 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 		if err != nil {
 			return err
 		}
-		if err := writeStats(p.w, src, b, res, times); err != nil {
+		if err := writeStats(p.w, src, b, res, times, f.memoryLimit.resolve()); err != nil {
 			return writeErr(p.name, err)
 		}
 	}
@@ -707,9 +707,11 @@ type statsJSON struct {
 	Review         int                   `json:"review_clusters"`          // clusters over --max-cluster, not deduplicated
 	ReviewDocs     int                   `json:"review_documents"`
 	Params         paramsJSON            `json:"params"`
-	Passes         int                   `json:"passes"`           // 2 when the sets were read again for the candidates only (--memory-limit)
-	Reread         int                   `json:"reread_documents"` // documents read again in the second pass
-	Held           int64                 `json:"held_pairs"`       // candidate pairs held for the second pass
+	Passes         int                   `json:"passes"`                       // 2 when the sets were read again for the candidates only (--memory-limit)
+	Reread         int                   `json:"reread_documents"`             // documents read again in the second pass
+	Held           int64                 `json:"held_pairs"`                   // candidate pairs held for the second pass
+	PeakRSS        int64                 `json:"peak_rss_bytes,omitempty"`     // the process's peak resident memory when the stats were written (getrusage; absent where not known)
+	MemoryLimit    int64                 `json:"memory_limit_bytes,omitempty"` // --memory-limit in bytes, auto resolved (absent for none)
 	Seconds        map[string]float64    `json:"seconds"`
 	Bytes          int64                 `json:"text_bytes"`
 }
@@ -784,17 +786,21 @@ func makeStats(src *source, b *neardup.Batch, res *neardup.Result) statsJSON {
 }
 
 // writeStats writes the run's summary as JSON, with written (seconds by
-// name: the outputs written before it) among its seconds.
-func writeStats(w io.Writer, src *source, b *neardup.Batch, res *neardup.Result, written map[string]float64) error {
+// name: the outputs written before it) among its seconds, the memory limit
+// in bytes (0: none) and the process's peak memory so far.
+func writeStats(w io.Writer, src *source, b *neardup.Batch, res *neardup.Result, written map[string]float64, limit int64) error {
 	st := makeStats(src, b, res)
 	maps.Copy(st.Seconds, written)
+	st.MemoryLimit = limit
+	st.PeakRSS, _ = peakRSS()
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(st)
 }
 
-// printSummary writes the run's summary; why says why it took two passes.
-func printSummary(w io.Writer, b *neardup.Batch, src *source, res *neardup.Result, why string, write, total time.Duration) {
+// printSummary writes the run's summary; why says why it took two passes,
+// limit is --memory-limit in bytes (0: none).
+func printSummary(w io.Writer, b *neardup.Batch, src *source, res *neardup.Result, why string, limit int64, write, total time.Duration) {
 	o := b.Options()
 	s := res.Stats
 	mode := fmt.Sprintf("%s %d-grams", o.Shingle.Mode, o.Shingle.N)
@@ -836,12 +842,44 @@ func printSummary(w io.Writer, b *neardup.Batch, src *source, res *neardup.Resul
 	if s.Passes == 2 {
 		fmt.Fprintf(w, "  passes:     2 (%s): %d candidate pairs held after the signature pre-filter, the %d documents in them read again and the pairs verified in %s\n", why, s.Held, s.Reread, dur(s.Second))
 	}
+	printMemory(w, o, s.Passes, limit)
 	second := ""
 	if s.Passes == 2 {
 		second = ", second pass " + dur(s.Second)
 	}
 	fmt.Fprintf(w, "  time:       read+shingle %s, identical %s, sign %s%s, lsh+verify %s, cluster %s, write %s; total %s\n",
 		dur(s.ReadShingle), dur(s.Collapse), dur(s.Sign), second, dur(s.Candidate), dur(s.Group), dur(write), dur(total))
+}
+
+// printMemory writes the summary's memory line: the process's peak
+// resident memory beside --memory-limit (limit bytes, 0: none), and a
+// warning with the reason when the peak went over the limit, which is a
+// plan and a soft limit for the Go runtime, not a hard cap.
+func printMemory(w io.Writer, o neardup.Options, passes int, limit int64) {
+	peak, ok := peakRSS()
+	if !ok {
+		return
+	}
+	lim := "none"
+	if limit > 0 {
+		lim = humanBytes(limit)
+	}
+	fmt.Fprintf(w, "  memory:     peak %s resident (--memory-limit %s)\n", humanBytes(peak), lim)
+	if limit <= 0 || peak <= limit {
+		return
+	}
+	var why string
+	switch {
+	case passes == 2:
+		why = "two passes still keep every document's signature and set bitmap, the candidate pairs held and the sets read again, which a lower limit does not reduce"
+	case o.Verify == neardup.VerifyEstimate:
+		why = "--verify estimate keeps no shingle set but every document's signature, which a lower limit does not reduce"
+	case o.Weight != neardup.WeightNone || o.Refine != neardup.RefineNone:
+		why = "one pass keeps every shingle set, and --weight idf and --refine edit cannot take two passes"
+	default:
+		why = fmt.Sprintf("one pass was estimated at %g times the input, under the limit; a lower limit takes two passes", onePassPerByte)
+	}
+	fmt.Fprintf(w, "  warning:    the peak was over --memory-limit: %s\n", why)
 }
 
 // sizeBounds are the upper bounds of the cluster size classes of the
