@@ -180,7 +180,7 @@ const rereadAbove = 256 << 20
 // (spooled to a temporary file) under an explicit limit, one under auto.
 func planPasses(o neardup.Options, m memoryLimit, inputs []string, format corpus.Format) string {
 	limit := m.resolve()
-	if limit <= 0 || o.Verify != neardup.VerifyExact || o.Weight != neardup.WeightNone || o.Refine != neardup.RefineNone {
+	if limit <= 0 || !twoPassModes(o) {
 		return ""
 	}
 	if m > 0 && slices.Contains(inputs, "-") {
@@ -194,6 +194,13 @@ func planPasses(o neardup.Options, m memoryLimit, inputs []string, format corpus
 		return fmt.Sprintf("the inputs are plain files: one pass would hold every shingle set, about %s; --memory-limit none for one pass", humanBytes(need))
 	}
 	return ""
+}
+
+// twoPassModes reports whether o's modes allow two passes: exact
+// verification, no idf weights, no edit refinement (the others keep every
+// set, every token list or only signatures).
+func twoPassModes(o neardup.Options) bool {
+	return o.Verify == neardup.VerifyExact && o.Weight == neardup.WeightNone && o.Refine == neardup.RefineNone
 }
 
 // cheapToReread reports whether every input is a regular file whose
