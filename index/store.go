@@ -9,6 +9,9 @@ import (
 
 // Sentinel errors; errors of this package wrap one of them (or one of
 // package neardup's: ErrOptions, ErrIncompatible, ErrVersion, ErrCorrupt).
+// A stored record or file that fails its checksum or cannot be decoded is
+// an error wrapping neardup.ErrCorrupt, naming what failed; it is never
+// answered as a missing record or an empty value.
 var (
 	// ErrNotFound: no document has the id.
 	ErrNotFound = errors.New("index: not found")
@@ -29,6 +32,15 @@ var (
 	// should be run again (Store.Update does that itself; callers see it
 	// only when retries run out).
 	ErrConflict = errors.New("index: transaction conflict")
+	// ErrUnavailable: the store could not be reached or did not answer
+	// within its time limit (a shared store's server stopped, paused or
+	// unreachable). Retrying later may work; a write that returns it may
+	// or may not have taken effect (see the store's Update).
+	ErrUnavailable = errors.New("index: store unavailable")
+	// ErrNoSpace: the store's disk is full, or below the free space the
+	// store keeps in reserve: writes are refused and change nothing, while
+	// reads go on. Writes are taken again once space is freed.
+	ErrNoSpace = errors.New("index: no space left for writes")
 )
 
 // Group is a distinct shingle set and the documents that have it. Band

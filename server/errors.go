@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
 )
 
@@ -69,10 +70,25 @@ const (
 	// CodeInternal (500): a fault of the server or its store; the message
 	// tells nothing of the cause, which is logged.
 	CodeInternal = "internal"
-	// CodeUnavailable (503): the index does not answer, is closed, or
-	// lost too many transaction races; or the server is shutting down
-	// (/readyz). Retrying later may work.
+	// CodeCorrupt (500): a record or file of the index failed its
+	// checksum or could not be decoded; this request failed, the server
+	// goes on serving the rest. The index needs `neardup index check` and
+	// perhaps `neardup index repair`; the cause is logged.
+	CodeCorrupt = "corrupt"
+	// CodeUnavailable (503, with Retry-After): the index or its store
+	// does not answer (a shared store's server stopped or paused), is
+	// closed, or lost too many transaction races; or the server is
+	// shutting down (/readyz). Retrying later may work.
 	CodeUnavailable = "unavailable"
+	// CodeOverloaded (503, with Retry-After): the request bodies in
+	// flight already fill the server's memory budget for them and this
+	// one could not be admitted in time. Retrying later may work.
+	CodeOverloaded = "overloaded"
+	// CodeNoSpace (507, with Retry-After): the index's disk is full (or
+	// below the free space the store keeps in reserve): writes are
+	// refused and change nothing, reads go on. Writes are taken again
+	// once space is freed.
+	CodeNoSpace = "no_space"
 )
 
 // Codes lists every error code, for documentation checks.
@@ -80,7 +96,7 @@ var Codes = []string{
 	CodeBadJSON, CodeUnknownField, CodeMissingID, CodeIDTooLong, CodeMissingText, CodeMissingDocuments, CodeBadParameter,
 	CodeThresholdTooLow, CodeUnauthorized, CodeNotFound, CodeNoRoute, CodeMethodNotAllowed, CodeIDExists,
 	CodeBodyTooLarge, CodeBatchTooLarge, CodeUnsupportedMediaType, CodeNoShingles, CodeCanceled, CodeInternal,
-	CodeUnavailable,
+	CodeCorrupt, CodeUnavailable, CodeOverloaded, CodeNoSpace,
 }
 
 // statusClientClosed is the status recorded for a request whose client
@@ -124,6 +140,12 @@ func (s *Server) indexError(ctx context.Context, err error) *apiError {
 		return &apiError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the index is closed (the server is shutting down)", cause: err}
 	case errors.Is(err, index.ErrConflict):
 		return &apiError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "too many concurrent writers; retry", cause: err}
+	case errors.Is(err, index.ErrUnavailable):
+		return &apiError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the index's store does not answer; retry later", cause: err}
+	case errors.Is(err, index.ErrNoSpace):
+		return &apiError{Status: http.StatusInsufficientStorage, Code: CodeNoSpace, Message: "the index's disk is full: writes are refused until space is freed (reads work)", cause: err}
+	case errors.Is(err, neardup.ErrCorrupt):
+		return &apiError{Status: http.StatusInternalServerError, Code: CodeCorrupt, Message: "a record of the index is corrupt (run neardup index check); the cause is logged", cause: err}
 	}
 	return &apiError{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error", cause: err}
 }

@@ -73,8 +73,11 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, e *apiError) {
 	if e.cause != nil {
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.EscapedPath(), "status", e.Status, "err", e.cause)
 	}
-	if e.Status == http.StatusServiceUnavailable {
+	switch e.Status {
+	case http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", "1")
+	case http.StatusInsufficientStorage:
+		w.Header().Set("Retry-After", "10")
 	}
 	writeJSON(w, e.Status, errorBody{e})
 }
