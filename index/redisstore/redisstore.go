@@ -67,6 +67,51 @@
 // See Store.Update: what survives a crash is what the Redis server's
 // persistence configuration keeps, unless Options.WaitAOF asks Redis to
 // confirm an fsync before Update returns.
+//
+// # Outages
+//
+// Every round trip to Redis (a pipeline of reads with its WATCH, an
+// HINCRBY, the MULTI/EXEC of a transaction, the meta read, Open's PING)
+// has Options.Timeout (default 2 s) to complete, the wait for a pooled
+// connection and the dial of a new one included. An operation of package
+// index makes several round trips, one after the other; the first that
+// fails ends it, so an outage is reported within Timeout of its start
+// (at once when the server refuses connections), never after the length
+// of the outage.
+//
+// When the server cannot be reached or does not answer in time (stopped,
+// killed, paused, restarting and loading its data, unreachable, or too
+// slow), the error wraps index.ErrUnavailable and names the server:
+//
+//	redisstore: redis://127.0.0.1:6379/0: get: dial tcp 127.0.0.1:6379: connect: connection refused: index: store unavailable
+//	redisstore: redis://127.0.0.1:6379/0: watch: no answer within 2s: index: store unavailable
+//
+// which package server answers 503 unavailable with Retry-After. Errors
+// that count: refused, reset or closed connections, network errors and
+// timeouts (a round trip's own deadline, go-redis's pool timeout), and
+// the replies LOADING, BUSY, MASTERDOWN, NOREPLICAS and "max number of
+// clients reached". Other replies of the server (WRONGTYPE, OOM, ...)
+// are faults, returned as they are. The caller's own cancellation or
+// deadline is returned as its context's error (context.Canceled or
+// context.DeadlineExceeded, wrapped), never as index.ErrUnavailable; a
+// cancellation without deadline is seen when the round trip under way
+// ends (within Timeout), a deadline when it passes.
+//
+// An Update that returns index.ErrUnavailable may or may not have been
+// applied: its EXEC may have reached the server, which runs it when it
+// comes back (a paused server), or ran it before it went away. Retrying
+// an Add is safe: the id is checked again (index.ErrExists when it was
+// applied). Under Options.WaitAOF or WaitReplicas, an outage after EXEC
+// is ErrNotDurable and index.ErrUnavailable together.
+//
+// Nothing is kept of an outage: once the server answers again (restarted
+// on the same address, or resumed), the same Store serves as before,
+// without a restart of the process. go-redis drops the connections that
+// failed and dials new ones; after many failed dials in a row it dials
+// again only once a second, so service resumes within about a second of
+// the server's return. What the index holds then is what the server's
+// persistence kept (see Durability): after a restart without persistence
+// the index is gone and every operation is index.ErrNoIndex.
 package redisstore
 
 import (
@@ -74,10 +119,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -127,6 +176,17 @@ type Options struct {
 	// WaitTimeout bounds each wait of WaitReplicas and WaitAOF; 0 means
 	// 2 s. A wait that runs out is ErrNotDurable.
 	WaitTimeout time.Duration
+	// Timeout bounds each round trip to Redis, from the wait for a
+	// connection of the pool (or the dial of a new one) to the end of
+	// the reply; 0 means 2 s. A round trip that runs out, like one that
+	// cannot reach the server, fails with an error wrapping
+	// index.ErrUnavailable (see "Outages" in the package comment). The
+	// wait of WaitReplicas and WaitAOF has Timeout beyond WaitTimeout. It
+	// replaces the dial_timeout, read_timeout, write_timeout and
+	// pool_timeout of the URL. It should stay well above the time Redis
+	// takes to answer the largest pipeline (an AddBatch's reads) under
+	// load: a round trip cut short is a failed operation.
+	Timeout time.Duration
 }
 
 // Store is an index.Store in a Redis database, shared by every process
@@ -166,25 +226,127 @@ func Open(ctx context.Context, url string, o Options) (*Store, error) {
 	if o.WaitTimeout == 0 {
 		o.WaitTimeout = 2 * time.Second
 	}
-	if o.MaxAttempts < 1 || o.MaxWatch < 1 || o.WaitReplicas < 0 || o.WaitTimeout < time.Millisecond {
-		return nil, fmt.Errorf("redisstore: %w: MaxAttempts %d, MaxWatch %d, WaitReplicas %d, WaitTimeout %v", neardup.ErrOptions, o.MaxAttempts, o.MaxWatch, o.WaitReplicas, o.WaitTimeout)
+	if o.Timeout == 0 {
+		o.Timeout = 2 * time.Second
+	}
+	if o.MaxAttempts < 1 || o.MaxWatch < 1 || o.WaitReplicas < 0 || o.WaitTimeout < time.Millisecond || o.Timeout < time.Millisecond {
+		return nil, fmt.Errorf("redisstore: %w: MaxAttempts %d, MaxWatch %d, WaitReplicas %d, WaitTimeout %v, Timeout %v", neardup.ErrOptions, o.MaxAttempts, o.MaxWatch, o.WaitReplicas, o.WaitTimeout, o.Timeout)
 	}
 	// No CLIENT SETINFO at connect: servers before 7.2 do not know it.
 	opt.DisableIdentity = true
+	// Every round trip runs under a context deadline (Store.roundTrip),
+	// which go-redis applies to the socket only with ContextTimeoutEnabled;
+	// the socket and pool timeouts are the same bound for go-redis's own
+	// round trips (the handshake of a new connection). One dial per try:
+	// go-redis's retries of a refused dial (5, 100 ms apart) would spend
+	// the round trip's time on a server that is down; its retries of the
+	// command (MaxRetries) stay, within the deadline.
+	opt.ContextTimeoutEnabled = true
+	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = o.Timeout, o.Timeout, o.Timeout, o.Timeout
+	opt.DialerRetries = 1
 	s := &Store{rdb: redis.NewClient(opt), o: o, where: fmt.Sprintf("redis://%s/%d", opt.Addr, opt.DB)}
-	if err := s.rdb.Ping(ctx).Err(); err != nil {
+	rctx, cancel := s.roundTrip(ctx, 0)
+	err = s.rdb.Ping(rctx).Err()
+	cancel()
+	if err != nil {
 		s.rdb.Close()
-		return nil, fmt.Errorf("redisstore: open %s: %w", s.where, err)
+		return nil, s.failure(ctx, "open", err)
 	}
 	if o.WaitAOF {
 		// WAITAOF 1 0 returns at once for a client that wrote nothing, or
 		// fails when the server lacks it or has no append-only file.
-		if err := s.rdb.WaitAOF(ctx, 1, 0, o.WaitTimeout).Err(); err != nil {
+		rctx, cancel := s.roundTrip(ctx, o.WaitTimeout)
+		err := s.rdb.WaitAOF(rctx, 1, 0, o.WaitTimeout).Err()
+		cancel()
+		if err != nil {
 			s.rdb.Close()
+			if err := s.failure(ctx, "open: WAITAOF", err); errors.Is(err, index.ErrUnavailable) || ctx.Err() != nil {
+				return nil, err
+			}
 			return nil, fmt.Errorf("redisstore: open %s: %w: WaitAOF needs Redis 7.2 or later with appendonly yes: %v", s.where, neardup.ErrOptions, err)
 		}
 	}
 	return s, nil
+}
+
+// roundTrip returns the context of one round trip to Redis: ctx with a
+// deadline Options.Timeout (plus extra, the time the server may take on
+// purpose: WAIT's) from now. The caller must call cancel.
+func (s *Store) roundTrip(ctx context.Context, extra time.Duration) (rctx context.Context, cancel context.CancelFunc) {
+	return context.WithTimeout(ctx, s.o.Timeout+extra)
+}
+
+// failure returns the error of a round trip for op that failed with err,
+// ctx being the caller's context (not the round trip's): index.ErrClosed
+// after Close; the caller's context error when ctx is done, whatever err
+// says (the caller gave up, Redis may be fine); an error wrapping
+// index.ErrUnavailable when err means that the server cannot be reached
+// or did not answer in time (unavailable); err wrapped otherwise. Every
+// message names the server.
+func (s *Store) failure(ctx context.Context, op string, err error) error {
+	if s.closed.Load() {
+		return index.ErrClosed
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		if errors.Is(err, cerr) {
+			return fmt.Errorf("redisstore: %s: %s: %w", s.where, op, err)
+		}
+		return fmt.Errorf("redisstore: %s: %s: %w (%v)", s.where, op, cerr, err)
+	}
+	if unavailable(err) {
+		// The cause as text only: a deadline of the round trip's own
+		// context must not read as the caller's (errors.Is DeadlineExceeded).
+		cause := err.Error()
+		if errors.Is(err, context.DeadlineExceeded) {
+			cause = fmt.Sprintf("no answer within %v", s.o.Timeout)
+		}
+		return fmt.Errorf("redisstore: %s: %s: %s: %w", s.where, op, cause, index.ErrUnavailable)
+	}
+	return fmt.Errorf("redisstore: %s: %s: %w", s.where, op, err)
+}
+
+// unavailableReplies start the replies of a server that cannot serve now
+// but may soon: loading its data after a restart, blocked by a script or
+// a module, a replica that lost its primary, too few replicas for writes
+// (min-replicas-to-write), too many clients.
+var unavailableReplies = []string{"LOADING ", "BUSY ", "MASTERDOWN ", "NOREPLICAS ", "max number of clients reached"}
+
+// unavailable reports whether err, the error of a round trip whose
+// caller's context is not done, means that the server could not be
+// reached or did not answer in time, rather than a fault of the request,
+// the data or the server.
+func unavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var re redis.Error
+	if errors.As(err, &re) {
+		msg := strings.TrimPrefix(re.Error(), "ERR ")
+		for _, p := range unavailableReplies {
+			if strings.HasPrefix(msg, p) {
+				return true
+			}
+		}
+		return false // a reply: the server answered
+	}
+	var ne net.Error // refused, reset, unreachable, i/o timeouts, name resolution
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), // the round trip's own deadline
+		errors.Is(err, redis.ErrPoolTimeout), errors.Is(err, redis.ErrPoolExhausted),
+		// A connection pool closed under a Store still open: a
+		// transaction's connection lost as the server went away.
+		errors.Is(err, redis.ErrClosed),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, syscall.ETIMEDOUT), errors.Is(err, syscall.EHOSTUNREACH),
+		errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.ENETDOWN),
+		errors.As(err, &ne):
+		return true
+	}
+	// go-redis's errors of a connection dropped after a failure (its
+	// BadConnError, whose cause is not always a network error).
+	return strings.HasPrefix(err.Error(), "redis: Conn is in a bad state")
 }
 
 // key returns the key of kind ("meta", "G", ...) under the prefix.
@@ -228,12 +390,14 @@ func (s *Store) Meta(ctx context.Context) (index.Meta, error) {
 	if m := s.meta.Load(); m != nil {
 		return *m, nil
 	}
-	v, err := s.rdb.Get(ctx, s.key("meta")).Bytes()
+	rctx, cancel := s.roundTrip(ctx, 0)
+	v, err := s.rdb.Get(rctx, s.key("meta")).Bytes()
+	cancel()
 	if errors.Is(err, redis.Nil) {
 		return index.Meta{}, index.ErrNoIndex
 	}
 	if err != nil {
-		return index.Meta{}, fmt.Errorf("redisstore: %s: read meta: %w", s.where, err)
+		return index.Meta{}, s.failure(ctx, "read meta", err)
 	}
 	m, err := index.DecodeMeta(v)
 	if err != nil {
@@ -253,9 +417,11 @@ func (s *Store) Init(ctx context.Context, m index.Meta) error {
 	if err != nil {
 		return err
 	}
-	ok, err := s.rdb.SetNX(ctx, s.key("meta"), enc, 0).Result()
+	rctx, cancel := s.roundTrip(ctx, 0)
+	ok, err := s.rdb.SetNX(rctx, s.key("meta"), enc, 0).Result()
+	cancel()
 	if err != nil {
-		return fmt.Errorf("redisstore: %s: record meta: %w", s.where, err)
+		return s.failure(ctx, "record meta", err)
 	}
 	if !ok {
 		return fmt.Errorf("%w: %s holds an index under prefix %q", index.ErrExists, s.where, s.o.Prefix)
@@ -284,8 +450,10 @@ func (s *Store) View(ctx context.Context, fn func(index.Tx) error) error {
 // written. An error from EXEC itself after it ran (a command failing at
 // run time, say because a key under the prefix holds another type) is
 // returned, and Redis does not roll back the commands of the transaction
-// that succeeded. If the connection fails while EXEC is under way, the
-// transaction may or may not have been applied.
+// that succeeded. If the connection fails while EXEC is under way, or
+// the server does not answer it within Options.Timeout (an error
+// wrapping index.ErrUnavailable), the transaction may or may not have
+// been applied.
 //
 // Durability. When Update returns nil, the transaction is applied in the
 // memory of the Redis server and visible to every client. What survives
@@ -357,9 +525,15 @@ func (s *Store) attempt(ctx context.Context, rtx *redis.Tx, bands int, fn func(i
 		// EXEC drops the watches; on any other way out, drop them here,
 		// even when ctx is done, so that the pooled connection does not
 		// keep them (go-redis's Tx.Close does not know of watches sent in
-		// a pipeline).
-		if !execRan {
-			uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		// a pipeline). Not when no WATCH was answered, nor after an
+		// outage (index.ErrUnavailable), when an UNWATCH could only wait
+		// for another Timeout: go-redis drops a connection whose round
+		// trip failed or timed out, and its watches go with it; after a
+		// reply such as LOADING the connection stays in the pool with its
+		// watches, which can cost the next transaction on it one
+		// conflict (and run again), no more: EXEC clears them.
+		if !execRan && t.watching && !errors.Is(err, index.ErrUnavailable) {
+			uctx, cancel := s.roundTrip(context.WithoutCancel(ctx), 0)
 			rtx.Unwatch(uctx)
 			cancel()
 		}
@@ -383,7 +557,9 @@ func (s *Store) attempt(ctx context.Context, rtx *redis.Tx, bands int, fn func(i
 		// transactions that read more than MaxWatch keys watch.
 		t.pipe.Incr(ctx, s.key("version"))
 	}
-	_, err = t.pipe.Exec(ctx)
+	rctx, cancel := s.roundTrip(ctx, 0)
+	_, err = t.pipe.Exec(rctx)
+	cancel()
 	switch {
 	case errors.Is(err, redis.TxFailedErr):
 		execRan = true
@@ -391,7 +567,7 @@ func (s *Store) attempt(ctx context.Context, rtx *redis.Tx, bands int, fn func(i
 	case err != nil:
 		var re redis.Error
 		execRan = errors.As(err, &re) // a Redis reply: EXEC ran or was aborted
-		return false, fmt.Errorf("redisstore: %s: commit: %w", s.where, err)
+		return false, s.failure(ctx, "commit", err)
 	}
 	execRan = true
 	return false, s.wait(ctx, rtx)
@@ -401,25 +577,38 @@ func (s *Store) attempt(ctx context.Context, rtx *redis.Tx, bands int, fn func(i
 // connection that ran EXEC.
 func (s *Store) wait(ctx context.Context, rtx *redis.Tx) error {
 	o := s.o
+	rctx, cancel := s.roundTrip(ctx, o.WaitTimeout)
+	defer cancel()
 	switch {
 	case o.WaitAOF:
-		r, err := rtx.WaitAOF(ctx, 1, o.WaitReplicas, o.WaitTimeout).Result()
+		r, err := rtx.WaitAOF(rctx, 1, o.WaitReplicas, o.WaitTimeout).Result()
 		if err != nil {
-			return fmt.Errorf("redisstore: %s: committed; WAITAOF: %v: %w", s.where, err, ErrNotDurable)
+			return s.notDurable(ctx, "WAITAOF", err)
 		}
 		if len(r) != 2 || r[0] < 1 || r[1] < int64(o.WaitReplicas) {
 			return fmt.Errorf("redisstore: %s: committed; WAITAOF 1 %d confirmed %v within %v: %w", s.where, o.WaitReplicas, r, o.WaitTimeout, ErrNotDurable)
 		}
 	case o.WaitReplicas > 0:
-		n, err := rtx.Wait(ctx, o.WaitReplicas, o.WaitTimeout).Result()
+		n, err := rtx.Wait(rctx, o.WaitReplicas, o.WaitTimeout).Result()
 		if err != nil {
-			return fmt.Errorf("redisstore: %s: committed; WAIT: %v: %w", s.where, err, ErrNotDurable)
+			return s.notDurable(ctx, "WAIT", err)
 		}
 		if n < int64(o.WaitReplicas) {
 			return fmt.Errorf("redisstore: %s: committed; %d of %d replicas acknowledged within %v: %w", s.where, n, o.WaitReplicas, o.WaitTimeout, ErrNotDurable)
 		}
 	}
 	return nil
+}
+
+// notDurable is the error of a wait for durability that failed with err
+// after the transaction committed: ErrNotDurable, and also
+// index.ErrUnavailable or the caller's context error as failure says.
+func (s *Store) notDurable(ctx context.Context, op string, err error) error {
+	err = s.failure(ctx, "committed; "+op, err)
+	if errors.Is(err, index.ErrClosed) {
+		return fmt.Errorf("redisstore: %s: committed; %s: %w: %w", s.where, op, index.ErrClosed, ErrNotDurable)
+	}
+	return fmt.Errorf("%w: %w", err, ErrNotDurable)
 }
 
 // Close closes the client and its connections. Calls after Close return
@@ -453,13 +642,14 @@ var errReadOnly = fmt.Errorf("redisstore: write in a View: %w", neardup.ErrInval
 // tx is a transaction: a View's (rtx nil: plain reads) or an Update's
 // (reads watched on rtx's connection, writes queued in pipe).
 type tx struct {
-	s      *Store
-	ctx    context.Context
-	rtx    *redis.Tx
-	pipe   redis.Pipeliner
-	bands  int
-	seen   map[string]struct{} // keys watched
-	coarse bool                // the version key is watched, instead of more keys
+	s        *Store
+	ctx      context.Context
+	rtx      *redis.Tx
+	pipe     redis.Pipeliner
+	bands    int
+	seen     map[string]struct{} // keys watched
+	coarse   bool                // the version key is watched, instead of more keys
+	watching bool                // a WATCH was answered: the connection holds watches
 }
 
 // watched runs the reads queued by read after a WATCH of keys, in one
@@ -496,9 +686,14 @@ func (t *tx) watched(keys []string, read func(p redis.Pipeliner)) error {
 		p = t.s.rdb.Pipeline()
 	}
 	read(p)
-	cmds, err := p.Exec(t.ctx)
-	if watch != nil && watch.Err() != nil {
-		return t.fail("watch", watch.Err())
+	rctx, cancel := t.s.roundTrip(t.ctx, 0)
+	cmds, err := p.Exec(rctx)
+	cancel()
+	if watch != nil {
+		if err := watch.Err(); err != nil {
+			return t.fail("watch", err)
+		}
+		t.watching = true
 	}
 	if err != nil && !errors.Is(err, redis.Nil) {
 		for _, c := range cmds {
@@ -511,12 +706,7 @@ func (t *tx) watched(keys []string, read func(p redis.Pipeliner)) error {
 	return nil
 }
 
-func (t *tx) fail(op string, err error) error {
-	if t.s.closed.Load() {
-		return index.ErrClosed
-	}
-	return fmt.Errorf("redisstore: %s: %s: %w", t.s.where, op, err)
-}
+func (t *tx) fail(op string, err error) error { return t.s.failure(t.ctx, op, err) }
 
 // get reads a string record: index.ErrNotFound when missing.
 func (t *tx) get(key string) ([]byte, error) {
@@ -686,7 +876,9 @@ func (t *tx) newID(field string) (uint64, error) {
 	if t.rtx == nil {
 		return 0, errReadOnly
 	}
-	n, err := t.rtx.HIncrBy(t.ctx, t.s.key("ids"), field, 1).Result()
+	rctx, cancel := t.s.roundTrip(t.ctx, 0)
+	n, err := t.rtx.HIncrBy(rctx, t.s.key("ids"), field, 1).Result()
+	cancel()
 	if err != nil {
 		return 0, t.fail("HINCRBY ids "+field, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"strconv"
 	"sync"
@@ -37,6 +38,7 @@ type Server struct {
 	t    testing.TB
 	bin  string
 	args []string
+	proc *os.Process              // the running process
 	stop func(sig syscall.Signal) // signals the process and waits for it; idempotent
 }
 
@@ -108,18 +110,58 @@ func (b *syncBuffer) String() string {
 }
 
 // Kill ends the server at once with SIGKILL, as a crash would (nothing
-// is saved on the way out), and waits for it.
+// is saved on the way out), and waits for it. Its port is closed: clients
+// get "connection refused" until Restart.
 func (s *Server) Kill() { s.stop(syscall.SIGKILL) }
 
-// Restart starts the server again, after Kill, on the same port and
-// directory with the same arguments (so it reloads what it persisted
-// there), and waits until it answers PING. It fails the test if the
-// server does not come up.
+// Stop ends the server with SIGTERM, as an administrator would (it saves
+// what its configuration asks on the way out: an RDB snapshot with
+// --save, the append-only file is fsynced), and waits for it (SIGKILL
+// after 5 s).
+func (s *Server) Stop() { s.stop(syscall.SIGTERM) }
+
+// Restart starts the server again, after Kill or Stop (or stops it
+// first), on the same port and directory with the same arguments (so it
+// reloads what it persisted there), and waits until it answers PING, at
+// most 5 s (a server loading its data answers LOADING until done). It
+// fails the test if the server does not come up.
 func (s *Server) Restart() {
 	s.t.Helper()
-	s.stop(syscall.SIGTERM)
+	s.Stop()
 	if err := s.start(); err != nil {
 		s.t.Fatalf("redistest: restart: %v", err)
+	}
+}
+
+// Pause stops the server process with SIGSTOP, as a hung server or a
+// machine that stalls would: the kernel still accepts connections on its
+// port (up to the listen backlog) and takes what clients send, but
+// nothing is answered until Resume. The cleanup, Stop, Kill and Restart
+// resume a paused server first.
+func (s *Server) Pause() {
+	s.t.Helper()
+	if err := s.proc.Signal(syscall.SIGSTOP); err != nil {
+		s.t.Fatalf("redistest: pause: %v", err)
+	}
+}
+
+// Resume continues a paused server (SIGCONT) and waits until it answers
+// PING again, at most 5 s; it fails the test if it does not.
+func (s *Server) Resume() {
+	s.t.Helper()
+	if err := s.proc.Signal(syscall.SIGCONT); err != nil {
+		s.t.Fatalf("redistest: resume: %v", err)
+	}
+	deadline := time.Now().Add(readyTimeout)
+	for {
+		err := ping(s.Addr)
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("redistest: resumed redis-server on port %d did not answer PING within %v: %v", s.Port, readyTimeout, err)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -145,9 +187,13 @@ func (s *Server) start() error {
 	go func() { waitErr = cmd.Wait(); close(exited) }()
 	var once sync.Once
 	t, port := s.t, s.Port
+	s.proc = cmd.Process
 	s.stop = func(sig syscall.Signal) {
 		once.Do(func() {
 			cmd.Process.Signal(sig)
+			// A paused (SIGSTOPped) process acts on SIGTERM only once
+			// continued; SIGKILL needs no help, and SIGCONT harms none.
+			cmd.Process.Signal(syscall.SIGCONT)
 			select {
 			case <-exited:
 			case <-time.After(stopTimeout):
