@@ -21,8 +21,11 @@ var (
 	// ErrIncompatible: Params that differ in what they sketch
 	// (Params.Compatible), such as an index opened with other shingling.
 	ErrIncompatible = errors.New("incompatible parameters")
-	// ErrCorrupt: an encoding of Params that cannot be decoded.
-	ErrCorrupt = errors.New("corrupt encoding")
+	// ErrCorrupt: stored data that cannot be trusted: an encoding that
+	// cannot be decoded (of Params, of an index's records), a record or
+	// file that fails its checksum, an index that lost acknowledged
+	// writes. The error wrapping it names what failed.
+	ErrCorrupt = errors.New("corrupt")
 	// ErrVersion: an encoding made by another version of the sketch scheme
 	// or of the encoding itself.
 	ErrVersion = errors.New("unsupported version")

@@ -358,6 +358,9 @@ var (
 	ErrBatchTooLarge   = errors.New("batch too large")      // batch_too_large
 	ErrNoShingles      = errors.New("text has no shingles") // no_shingles
 	ErrUnavailable     = errors.New("service unavailable")  // unavailable, or any 503
+	ErrOverloaded      = errors.New("service overloaded")   // overloaded (a 503: ErrUnavailable too)
+	ErrNoSpace         = errors.New("no space for writes")  // no_space, or any 507: the index's disk is full; reads work
+	ErrCorrupt         = errors.New("index corrupt")        // corrupt (a 500: ErrInternal too)
 	ErrInternal        = errors.New("internal error")       // internal, or any 500
 )
 
@@ -373,6 +376,9 @@ var codes = map[string]error{
 	"batch_too_large":   ErrBatchTooLarge,
 	"no_shingles":       ErrNoShingles,
 	"unavailable":       ErrUnavailable,
+	"overloaded":        ErrOverloaded,
+	"no_space":          ErrNoSpace,
+	"corrupt":           ErrCorrupt,
 	"internal":          ErrInternal,
 }
 
@@ -392,6 +398,8 @@ func (e *Error) Is(target error) bool {
 		return e.Status == http.StatusInternalServerError
 	case ErrUnauthorized:
 		return e.Status == http.StatusUnauthorized
+	case ErrNoSpace:
+		return e.Status == http.StatusInsufficientStorage
 	}
 	return false
 }

@@ -14,18 +14,23 @@ var ErrInconsistent = errors.New("index: inconsistent")
 // CheckReport is what Check examined.
 type CheckReport struct {
 	Documents, Groups, BucketEntries int64
+	Texts                            int64 // texts read and shingled again (indexes that keep texts)
 }
 
 // Check verifies that the index agrees with itself: every group's
 // signature and band keys are those of its set (recomputed with the
 // index's Sketcher), each group is in the bucket of each of its band keys
 // and has members, every document's group exists and its id leads back to
-// it, the counts match the records, and the band tables hold exactly one
-// entry per group and band. It reads the whole index (in one View), so it
-// is for tests, crash recovery checks and `neardup index stats --check`,
-// and it expects no writes meanwhile (a View is not a snapshot: a write
-// under way can look like an inconsistency).
-// It returns an error wrapping ErrInconsistent naming the first problem.
+// it, in an index that keeps texts every document has its text and the
+// text's shingle set is its group's, the counts match the records, and
+// the band tables hold exactly one entry per group and band. It reads
+// every record, texts included (so every checksum of the store is
+// verified on the way), in one View, so it is for tests, crash recovery
+// checks and `neardup index check`, and it expects no writes meanwhile (a
+// View is not a snapshot: a write under way can look like an
+// inconsistency). It returns an error wrapping ErrInconsistent naming the
+// first problem, or the store's error for a record it could not read
+// (one wrapping neardup.ErrCorrupt for a record that fails its checksum).
 func (ix *Index) Check(ctx context.Context) (CheckReport, error) {
 	var r CheckReport
 	bands := ix.meta.Params.LSH.Bands
@@ -72,13 +77,28 @@ func (ix *Index) Check(ctx context.Context) (CheckReport, error) {
 		if err != nil {
 			return err
 		}
+		var textSet []uint64
 		err = tx.EachDoc(func(d Doc) error {
 			r.Documents++
-			if _, err := tx.Group(d.Group); err != nil {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			g, err := tx.Group(d.Group)
+			if err != nil {
 				if errors.Is(err, ErrNotFound) {
 					return bad("document %q (seq %d) names group %d, which does not exist", d.ID, d.Seq, d.Group)
 				}
 				return err
+			}
+			if ix.meta.KeepTexts {
+				if len(d.Text) == 0 {
+					return bad("document %q (seq %d) has no text, in an index that keeps texts", d.ID, d.Seq)
+				}
+				textSet = ix.sk.AppendSet(textSet[:0], d.Text)
+				if !slices.Equal(textSet, g.Set) {
+					return bad("document %q (seq %d): its text's shingles are not its group's (%d and %d)", d.ID, d.Seq, len(textSet), len(g.Set))
+				}
+				r.Texts++
 			}
 			byID, err := tx.DocByID(d.ID)
 			if err != nil || byID.Seq != d.Seq {

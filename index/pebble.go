@@ -7,9 +7,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"math"
+	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,7 +33,8 @@ import (
 // order):
 //
 //	"M"                  the index Meta (AppendMeta)
-//	"C"                  counters: next seq, next group id, documents, groups
+//	"C"                  counters: next seq, next group id, documents,
+//	                     groups, write transactions committed
 //	"d" seq              a document (AppendDoc) without its text
 //	"t" seq              its text, when the index keeps texts (indexes
 //	                     written before 2026-11-23 hold it in "d": read
@@ -48,6 +53,13 @@ import (
 //
 //	"m" gid seq          membership of a document in a group (no value)
 //
+// Beside Pebble's files the directory holds NEARDUP, the witness: the
+// count of write transactions made durable (and the next sequence number
+// and group id), written at Init, at Close and about once a second while
+// writes are taken. An open that finds fewer transactions in the records
+// than the witness says were durable fails (acknowledged writes are
+// missing: a damaged or deleted write-ahead log or MANIFEST).
+//
 // Writers are serialised; an Update's batch is committed without a sync
 // while it holds the writer lock, then the write-ahead log is synced
 // outside it, so concurrent Updates share their syncs (group commit).
@@ -55,13 +67,34 @@ import (
 // View reads the committed state as it is when each read is made (read
 // committed, not a snapshot), each read of the resident state taking the
 // state lock on its own, so that a reader holds off a commit for one
-// look-up at most. A PebbleStore is safe for concurrent use.
+// look-up at most; a commit takes the state lock only to apply its
+// changes to the resident tables, never while Pebble writes, so readers
+// go on while a write waits on the disk. A PebbleStore is safe for
+// concurrent use.
+//
+// # Faults
+//
+// A record or file that fails its checksum, or that Pebble cannot read
+// (it panics on some missing or truncated files), is an error wrapping
+// neardup.ErrCorrupt for that read: never an empty value, never a panic,
+// and the store stays open for the rest. Writes are refused with
+// ErrNoSpace, changing nothing, while the disk's free space is below
+// PebbleOptions.Reserve or after a write met a full disk, and taken again
+// once space is back; reads go on. Should a write of the write-ahead log
+// itself fail (another process filled the disk past the reserve), Pebble
+// cannot take writes any more: every later Update fails at once (Failed
+// says why) until the store is reopened, and nothing acknowledged is lost.
 type PebbleStore struct {
-	db *pebble.DB
+	db       *pebble.DB
+	fs       vfs.FS // o.FS, as Pebble sees it (with the disk-full hook)
+	dir      string
+	readOnly bool
+	reserve  int64
+	log      *slog.Logger
 
-	writer sync.Mutex   // held by an Update for its whole transaction
-	state  sync.RWMutex // guards bands, sizes, digests, ctr and entries against a commit applying
-	life   sync.RWMutex // held for reading by a View, for writing by Close
+	writer chan struct{} // a token: held by an Update for its whole transaction
+	state  sync.RWMutex  // guards bands, sizes, digests, ctr and entries against a commit applying
+	life   sync.RWMutex  // held for reading by a View, for writing by Close
 
 	meta    *Meta
 	bands   []*bandTable
@@ -71,12 +104,42 @@ type PebbleStore struct {
 	ctr     counters
 	entries int64 // (band, group) entries in bands
 	closed  bool
+
+	// Disk space, under the writer token: when it was last looked at,
+	// and the bytes committed since.
+	spaceAt    time.Time
+	spaceBytes int64
+	full       atomic.Bool  // a write met a full disk, or free space was below the reserve
+	hardFull   atomic.Int64 // when a write last met a full disk (Unix ns), until a flush or compaction succeeds; 0: none
+
+	failed atomic.Pointer[error] // Pebble's write path failed for good: why
+
+	gfs      *guardFS               // the file system of the open database
+	manifest atomic.Pointer[string] // the MANIFEST Pebble writes, "MANIFEST-000123"
+
+	durMu       sync.Mutex
+	durable     counters // the newest counters whose transaction is synced
+	witnessed   uint64   // durable.updates as the witness file last recorded it
+	stopWitness chan struct{}
+	witnessDone chan struct{}
 }
 
 type counters struct {
 	nextSeq, nextGroup uint64
 	docs, groups       int64
+	updates            uint64 // write transactions committed (0 in indexes written before 2026-11-29)
 }
+
+// DefaultReserve is the free disk space PebbleStore keeps by default:
+// room for a memtable's flush (64 MiB of records, written as tables and
+// blob files), the next write-ahead log Pebble preallocates (110% of a
+// memtable) and a compaction's output.
+const DefaultReserve = 256 << 20
+
+// writerWait bounds how long an Update waits for another Update's
+// transaction to finish (a write stalled on a full disk, say) before it
+// gives up with ErrUnavailable (ErrNoSpace when the disk is full).
+const writerWait = 10 * time.Second
 
 // PebbleOptions configure OpenPebble.
 type PebbleOptions struct {
@@ -85,20 +148,167 @@ type PebbleOptions struct {
 	FS vfs.FS
 	// CacheSize is Pebble's block cache in bytes; 0 means 256 MiB.
 	CacheSize int64
+	// MemTableSize is the size of Pebble's memtables in bytes (the
+	// records a write-ahead log holds before they are flushed to tables);
+	// 0 means 64 MiB.
+	MemTableSize int
+	// ReadOnly opens an existing index for reading: nothing in its
+	// directory is written, renamed or deleted (Pebble replays its
+	// write-ahead log in memory), and Init and Update return ErrReadOnly.
+	// A missing or empty directory is ErrNoIndex.
+	ReadOnly bool
+	// Create asks for a new index: the directory must be missing or
+	// empty (ErrExists otherwise).
+	Create bool
+	// Reserve is the free space, in bytes, that writes leave on the
+	// index's disk: below it Update returns ErrNoSpace without writing,
+	// and OpenPebble does not open for writing (opening replays the
+	// write-ahead log into new tables). 0 means DefaultReserve; negative
+	// means no check. File systems that do not report their free space
+	// (vfs.NewMem) are not checked.
+	Reserve int64
+	// Logger receives what Pebble reports while the store is open:
+	// corruption met by a read, failed flushes and compactions, stalls.
+	// nil means slog.Default().
+	Logger *slog.Logger
 }
 
-// OpenPebble opens the store in dir, creating the directory if needed, and
-// rebuilds the band tables of the index it holds.
-func OpenPebble(dir string, o PebbleOptions) (*PebbleStore, error) {
+// OpenPebble opens the index in dir, or makes dir ready for a new one
+// (missing or empty: it is created, and Init records the index). It never
+// deletes or rewrites anything it cannot prove stale: a directory that
+// holds index files but no valid manifest marker is an error wrapping
+// neardup.ErrCorrupt that names what is missing, and so is a write-ahead
+// log or MANIFEST damaged before its end (a torn end, the trace of a
+// crash, is fine) or records that end before the transactions the
+// witness file says were durable; a directory of other files is an error
+// wrapping neardup.ErrInvalid; a directory another process has open is
+// ErrInUse. The checks open the index read-only first; a store for
+// writing is opened after them. ctx bounds the wait for Pebble's open
+// (which, on a full disk, can retry for ever): when it ends, or a write
+// of the open meets a full disk, OpenPebble returns at once and leaves
+// that open to finish, and close, on its own.
+func OpenPebble(ctx context.Context, dir string, o PebbleOptions) (*PebbleStore, error) {
+	if o.FS == nil {
+		o.FS = vfs.Default
+	}
 	if o.CacheSize == 0 {
 		o.CacheSize = 256 << 20
 	}
+	if o.MemTableSize == 0 {
+		o.MemTableSize = 64 << 20
+	}
+	if o.Reserve == 0 {
+		o.Reserve = DefaultReserve
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	info, err := inspectDir(o.FS, dir)
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", dir, err)
+	}
+	switch info.kind {
+	case dirForeign:
+		return nil, &notIndexError{dir: dir, files: listSome(info.other)}
+	case dirDamaged:
+		return nil, info.damage(dir)
+	case dirMissing, dirEmpty:
+		if o.ReadOnly {
+			return nil, fmt.Errorf("%w: %s", ErrNoIndex, dir)
+		}
+	case dirIndex:
+		if o.Create {
+			return nil, fmt.Errorf("%w: %s holds an index already", ErrExists, dir)
+		}
+	}
+	s := &PebbleStore{dir: dir, readOnly: o.ReadOnly, reserve: o.Reserve, log: o.Logger, writer: make(chan struct{}, 1)}
+	s.fs = vfs.OnDiskFull(o.FS, func() {
+		s.markFull()
+		s.log.Warn("the disk of the index is full: writes are refused until space is freed", "index", dir)
+	})
+	if info.kind == dirIndex {
+		// Look before anything is written: read-only, every log scanned.
+		if err := s.open(ctx, o, true, true); err != nil {
+			return nil, err
+		}
+		err := s.checkWitness()
+		if err == nil && o.ReadOnly {
+			err = s.load()
+		}
+		if err != nil || o.ReadOnly {
+			if err != nil {
+				s.closeDB()
+				return nil, err
+			}
+			return s, nil
+		}
+		s.closeDB()
+	}
+	if err := s.roomToOpen(); err != nil {
+		return nil, err
+	}
+	if err := s.open(ctx, o, false, false); err != nil {
+		return nil, err
+	}
+	if s.manifest.Load() == nil {
+		if info, err := inspectDir(s.fs, dir); err == nil && info.marker != "" {
+			s.manifest.Store(&info.marker)
+		}
+	}
+	if err := s.load(); err != nil {
+		s.closeDB()
+		return nil, err
+	}
+	s.startWitness()
+	return s, nil
+}
+
+// notIndexError is a directory of other files; it wraps
+// neardup.ErrInvalid.
+type notIndexError struct{ dir, files string }
+
+func (e *notIndexError) Error() string {
+	return fmt.Sprintf("index %s: the directory holds other files and no index (%s): give a new or empty directory", e.dir, e.files)
+}
+
+func (e *notIndexError) Unwrap() error { return neardup.ErrInvalid }
+
+// listSome names a few files.
+func listSome(names []string) string {
+	if len(names) > 3 {
+		return fmt.Sprintf("%s, ... %d in all", joinNames(names[:3]), len(names))
+	}
+	return joinNames(names)
+}
+
+func joinNames(names []string) string {
+	var b bytes.Buffer
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(n)
+	}
+	return b.String()
+}
+
+// open opens the Pebble database, read-only or not, scanning the logs it
+// replays first if scan.
+func (s *PebbleStore) open(ctx context.Context, o PebbleOptions, readOnly, scan bool) error {
 	// Tuned for this data (measured on 300k documents, 2-core VM): 64 MiB
 	// memtables flush fewer, larger L0 files (the 4 MiB default left half
 	// of a bulk load's CPU in compactions); blocks are not compressed
 	// (sets and signatures are random bytes: Snappy cost 10% of the CPU to
 	// save little); Bloom filters make the lookups of absent ids cheap.
-	opts := &pebble.Options{FS: o.FS, Logger: quietLogger{}, MemTableSize: 64 << 20, L0CompactionThreshold: 4}
+	s.gfs = &guardFS{FS: s.fs, scan: scan}
+	opts := &pebble.Options{
+		FS:                    s.gfs,
+		Logger:                pebbleLogger{s},
+		MemTableSize:          uint64(o.MemTableSize),
+		L0CompactionThreshold: 4,
+		ReadOnly:              readOnly,
+		EventListener:         s.events(),
+	}
 	opts.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionNone })
 	// Values of 256 bytes and more (sets, texts, signatures, band-key
 	// records) go to blob files that compactions reference instead of
@@ -117,25 +327,264 @@ func OpenPebble(dir string, o PebbleOptions) (*PebbleStore, error) {
 	cache := pebble.NewCache(o.CacheSize)
 	defer cache.Unref()
 	opts.Cache = cache
-	db, err := pebble.Open(dir, opts)
-	if err != nil {
-		return nil, fmt.Errorf("open index %s: %w", dir, err)
+	type result struct {
+		db  *pebble.DB
+		err error
 	}
-	s := &PebbleStore{db: db}
-	if err := s.load(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open index %s: %w", dir, err)
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					r.err = s.panicError(p)
+				}
+			}()
+			r.db, r.err = pebble.Open(s.dir, opts)
+		}()
+		done <- r
+	}()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var err error
+		select {
+		case r := <-done:
+			if r.err != nil {
+				return openError(s.dir, r.err)
+			}
+			s.db = r.db
+			return nil
+		case <-ctx.Done():
+			err = fmt.Errorf("open index %s: %w", s.dir, ctx.Err())
+		case <-tick.C:
+			if !s.full.Load() {
+				continue
+			}
+			err = fmt.Errorf("%w: open index %s: the disk filled while the write-ahead log was replayed into tables: free space and open it again, or open it read-only", ErrNoSpace, s.dir)
+		}
+		// Give up; the open goes on, and what it opens is closed.
+		go func() {
+			if r := <-done; r.db != nil {
+				r.db.Close()
+			}
+		}()
+		return err
 	}
-	return s, nil
 }
 
-// quietLogger drops Pebble's informational messages and keeps its errors
-// and fatal messages, which it returns as errors anyway or exits on.
-type quietLogger struct{}
+// roomToOpen refuses to open for writing on a disk below the reserve.
+func (s *PebbleStore) roomToOpen() error {
+	if s.reserve < 0 {
+		return nil
+	}
+	if err := s.fs.MkdirAll(s.dir, 0o755); err != nil {
+		return fmt.Errorf("open index %s: %w", s.dir, err)
+	}
+	du, err := s.fs.GetDiskUsage(s.dir)
+	if err != nil || du.AvailBytes >= uint64(s.reserve) {
+		return nil
+	}
+	return fmt.Errorf("%w: open index %s for writing: %s free on its disk, below the %s kept in reserve (opening replays the write-ahead log into tables; writes need room to flush): free space, or open it read-only",
+		ErrNoSpace, s.dir, mib(du.AvailBytes), mib(uint64(s.reserve)))
+}
 
-func (quietLogger) Infof(string, ...any)           {}
-func (quietLogger) Errorf(format string, a ...any) { pebble.DefaultLogger.Errorf(format, a...) }
-func (quietLogger) Fatalf(format string, a ...any) { pebble.DefaultLogger.Fatalf(format, a...) }
+func mib(n uint64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+// checkWitness compares the records' counters with the witness file.
+func (s *PebbleStore) checkWitness() error {
+	w, ok, err := readWitness(s.fs, s.dir)
+	if err != nil {
+		return fmt.Errorf("open index %s: %w", s.dir, err)
+	}
+	if !ok {
+		return nil // an index written before the witness, or made before its first Init
+	}
+	var c counters
+	if v, err := s.get([]byte("C")); err == nil {
+		if c, err = decodeCounters(v); err != nil {
+			return fmt.Errorf("open index %s: %w", s.dir, err)
+		}
+	} else if !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("open index %s: %w", s.dir, err)
+	}
+	if w.manifest != "" {
+		if err := s.checkManifest(w); err != nil {
+			return err
+		}
+	}
+	if c.updates >= w.updates && c.nextSeq >= w.nextSeq && c.nextGroup >= w.nextGroup {
+		return nil
+	}
+	return fmt.Errorf("%w: index %s has lost acknowledged writes: its records end at write transaction %d (next sequence number %d), but %s recorded %d (next sequence number %d) as durable: a write-ahead log or the MANIFEST is damaged or was deleted; nothing in the index was changed (neardup index repair copies what can be read to a new index and says what is missing)",
+		neardup.ErrCorrupt, s.dir, c.updates, c.nextSeq, witnessName, w.updates, w.nextSeq)
+}
+
+// checkManifest checks the MANIFEST the witness names, if it is still
+// Pebble's: it must be as long as it was then, and check out that far.
+func (s *PebbleStore) checkManifest(w witness) error {
+	f, err := s.fs.Open(s.fs.PathJoin(s.dir, w.manifest))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // Pebble has started another since
+	}
+	if err != nil {
+		return fmt.Errorf("open index %s: %w", s.dir, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("open index %s: %w", s.dir, err)
+	}
+	lost := "the changes to the index's files it recorded after that point are lost; nothing in the index was changed (neardup index repair copies what can be read to a new index and says what is missing)"
+	if fi.Size() < w.manifestSize {
+		return fmt.Errorf("%w: index %s: %s is %d bytes, shorter than the %d it had when %s was written: it was cut, and %s",
+			neardup.ErrCorrupt, s.dir, w.manifest, fi.Size(), w.manifestSize, witnessName, lost)
+	}
+	d, err := scanLog(io.NewSectionReader(f, 0, fi.Size()), 0)
+	if err != nil {
+		return fmt.Errorf("open index %s: read %s: %w", s.dir, w.manifest, err)
+	}
+	if d != nil && d.Offset < w.manifestSize {
+		return fmt.Errorf("%w: index %s: %s: %v, within the %d bytes it had when %s was written: %s",
+			neardup.ErrCorrupt, s.dir, w.manifest, d, w.manifestSize, witnessName, lost)
+	}
+	return nil
+}
+
+// pebbleLogger passes Pebble's errors to the store's logger, drops its
+// informational messages, and turns its fatal messages into a panic that
+// the store recovers where it called Pebble (Pebble calls Fatalf when a
+// write of the write-ahead log fails, and expects it not to return).
+type pebbleLogger struct{ s *PebbleStore }
+
+func (l pebbleLogger) Infof(string, ...any) {}
+func (l pebbleLogger) Errorf(format string, a ...any) {
+	l.s.log.Error("pebble: "+fmt.Sprintf(format, a...), "index", l.s.dir)
+}
+func (l pebbleLogger) Fatalf(format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	l.s.log.Error("pebble: "+msg, "index", l.s.dir)
+	panic(pebbleFatal(msg))
+}
+
+// pebbleFatal is the panic of pebbleLogger.Fatalf.
+type pebbleFatal string
+
+// events is what the store does with Pebble's events.
+func (s *PebbleStore) events() *pebble.EventListener {
+	return &pebble.EventListener{
+		BackgroundError: func(err error) {
+			if isNoSpace(err) {
+				s.markFull()
+			}
+			s.log.Error("pebble: background error", "index", s.dir, "err", err.Error())
+		},
+		DataCorruption: func(info pebble.DataCorruptionInfo) {
+			// The read that met it returns an error; the store stays up.
+			s.log.Error("pebble: corrupt file", "index", s.dir, "path", info.Path, "err", info.Details.Error())
+		},
+		ManifestCreated: func(info pebble.ManifestCreateInfo) {
+			if info.Err != nil {
+				return
+			}
+			name := s.fs.PathBase(info.Path)
+			s.manifest.Store(&name)
+		},
+		FlushEnd: func(info pebble.FlushInfo) {
+			if info.Err == nil {
+				s.roomAgain("a flush succeeded")
+			}
+		},
+		CompactionEnd: func(info pebble.CompactionInfo) {
+			if info.Err == nil {
+				s.roomAgain("a compaction succeeded")
+			}
+		},
+		WriteStallBegin: func(info pebble.WriteStallBeginInfo) {
+			s.log.Warn("pebble: writes stalled", "index", s.dir, "reason", info.Reason)
+		},
+	}
+}
+
+// panicError turns a panic met while calling Pebble into an error:
+// pebbleFatal (the write path failed) or, for any other, a file Pebble
+// could not read (it panics on some missing and truncated blob files).
+func (s *PebbleStore) panicError(p any) error {
+	if f, ok := p.(pebbleFatal); ok {
+		return s.fail(errors.New(string(f)))
+	}
+	file := "a damaged or missing file"
+	if s.gfs != nil {
+		if f := s.gfs.failed.Load(); f != nil {
+			file = "the last file that failed: " + *f
+		}
+	}
+	return fmt.Errorf("%w: index %s: pebble failed reading: %v (%s)", neardup.ErrCorrupt, s.dir, p, file)
+}
+
+// fail records that Pebble's write path failed for good and returns the
+// error every later write gets.
+func (s *PebbleStore) fail(cause error) error {
+	sentinel := ErrUnavailable
+	if isNoSpace(cause) {
+		sentinel = ErrNoSpace
+		s.markFull()
+	}
+	err := fmt.Errorf("%w: index %s cannot take writes until it is reopened (restart the server): %v; every acknowledged write is in its write-ahead log",
+		sentinel, s.dir, cause)
+	s.failed.CompareAndSwap(nil, &err)
+	return *s.failed.Load()
+}
+
+// Failed returns why the store cannot take writes until it is reopened,
+// or nil.
+func (s *PebbleStore) Failed() error {
+	if p := s.failed.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// readErr words an error of a read: corruption wraps neardup.ErrCorrupt.
+func (s *PebbleStore) readErr(err error) error {
+	if err == nil || errors.Is(err, neardup.ErrCorrupt) || errors.Is(err, ErrNotFound) {
+		return err
+	}
+	if pebble.IsCorruptionError(err) {
+		return fmt.Errorf("%w: index %s: %s", neardup.ErrCorrupt, s.dir, firstLine(err))
+	}
+	return err
+}
+
+// firstLine is the first line of an error's message: Pebble's errors
+// carry details on further lines ("<corruption detail carrier>").
+func firstLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
+}
+
+// iterate runs fn over an iterator of [lo, hi), closing it, and returns
+// the first error of fn, of the iterator (a value that failed its
+// checksum) or of Pebble (a panic), worded by readErr.
+func (s *PebbleStore) iterate(lo, hi []byte, fn func(it *pebble.Iterator) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = s.panicError(p)
+		}
+	}()
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return s.readErr(err)
+	}
+	err = fn(it)
+	if ierr := it.Error(); err == nil {
+		err = ierr
+	}
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	return s.readErr(err)
+}
 
 // load reads the meta and counters and rebuilds the band tables.
 func (s *PebbleStore) load() error {
@@ -157,6 +606,7 @@ func (s *PebbleStore) load() error {
 	if s.ctr, err = decodeCounters(v); err != nil {
 		return err
 	}
+	s.durable, s.witnessed = s.ctr, s.ctr.updates
 	// Read every group's band keys, then build the tables in one go, two
 	// bands at a time (see buildBandTable).
 	bands := m.Params.LSH.Bands
@@ -170,28 +620,29 @@ func (s *PebbleStore) load() error {
 	for b := range entries {
 		entries[b] = make([]uint64, 0, max(s.ctr.groups, 0))
 	}
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte("k"), UpperBound: []byte("l")})
+	err = s.iterate([]byte("k"), []byte("l"), func(it *pebble.Iterator) error {
+		for it.First(); it.Valid(); it.Next() {
+			k := it.Key()
+			v, err := it.ValueAndErr()
+			if err != nil {
+				return err
+			}
+			if len(k) != 9 || len(v) != 8*bands+4+s.slots {
+				return fmt.Errorf("%w: band keys record %x of %d bytes", neardup.ErrCorrupt, k, len(v))
+			}
+			gid := binary.BigEndian.Uint64(k[1:])
+			if gid == 0 || gid > math.MaxUint32 || gid >= s.ctr.nextGroup {
+				return fmt.Errorf("%w: group id %d", neardup.ErrCorrupt, gid)
+			}
+			s.setSize(gid, binary.LittleEndian.Uint32(v[8*bands:]), v[8*bands+4:])
+			for b := range bands {
+				entries[b] = append(entries[b], uint64(fold(binary.LittleEndian.Uint64(v[8*b:])))<<32|gid)
+			}
+		}
+		return nil
+	})
 	if err != nil {
-		return err
-	}
-	for it.First(); it.Valid(); it.Next() {
-		k, v := it.Key(), it.Value()
-		if len(k) != 9 || len(v) != 8*bands+4+s.slots {
-			it.Close()
-			return fmt.Errorf("%w: band keys record %x of %d bytes", neardup.ErrCorrupt, k, len(v))
-		}
-		gid := binary.BigEndian.Uint64(k[1:])
-		if gid == 0 || gid > math.MaxUint32 || gid >= s.ctr.nextGroup {
-			it.Close()
-			return fmt.Errorf("%w: group id %d", neardup.ErrCorrupt, gid)
-		}
-		s.setSize(gid, binary.LittleEndian.Uint32(v[8*bands:]), v[8*bands+4:])
-		for b := range bands {
-			entries[b] = append(entries[b], uint64(fold(binary.LittleEndian.Uint64(v[8*b:])))<<32|gid)
-		}
-	}
-	if err := it.Close(); err != nil {
-		return err
+		return fmt.Errorf("open index %s: %w", s.dir, err)
 	}
 	s.bands = make([]*bandTable, bands)
 	var next atomic.Int64
@@ -211,16 +662,27 @@ func (s *PebbleStore) load() error {
 	return nil
 }
 
-func (s *PebbleStore) get(key []byte) ([]byte, error) {
+// get reads the value of key. A value that fails its checksum (Pebble
+// reports it when the read is closed, for values in blob files) or a file
+// Pebble cannot read is an error wrapping neardup.ErrCorrupt, never an
+// empty value.
+func (s *PebbleStore) get(key []byte) (out []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, s.panicError(p)
+		}
+	}()
 	v, closer, err := s.db.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, err
+		return nil, s.readErr(err)
 	}
-	out := append([]byte(nil), v...)
-	closer.Close()
+	out = append([]byte(nil), v...)
+	if err := closer.Close(); err != nil {
+		return nil, s.readErr(err)
+	}
 	return out, nil
 }
 
@@ -236,10 +698,15 @@ func (s *PebbleStore) Meta(ctx context.Context) (Meta, error) {
 
 // Init records m in a new store.
 func (s *PebbleStore) Init(ctx context.Context, m Meta) error {
-	s.writer.Lock()
-	defer s.writer.Unlock()
+	if err := s.acquire(ctx); err != nil {
+		return err
+	}
+	defer s.release()
 	if s.closed {
 		return ErrClosed
+	}
+	if s.readOnly {
+		return ErrReadOnly
 	}
 	if s.meta != nil {
 		return fmt.Errorf("%w: the store holds an index", ErrExists)
@@ -248,12 +715,12 @@ func (s *PebbleStore) Init(ctx context.Context, m Meta) error {
 	if err != nil {
 		return err
 	}
-	b := s.db.NewBatch()
-	defer b.Close()
-	b.Set([]byte("M"), enc, nil)
 	ctr := counters{nextSeq: 1, nextGroup: 1}
-	b.Set([]byte("C"), appendCounters(nil, ctr), nil)
-	if err := b.Commit(pebble.Sync); err != nil {
+	err = s.commit(func(b *pebble.Batch) {
+		b.Set([]byte("M"), enc, nil)
+		b.Set([]byte("C"), appendCounters(nil, ctr), nil)
+	}, pebble.Sync)
+	if err != nil {
 		return err
 	}
 	s.state.Lock()
@@ -264,7 +731,22 @@ func (s *PebbleStore) Init(ctx context.Context, m Meta) error {
 		s.bands[i] = newBandTable()
 	}
 	s.state.Unlock()
-	return nil
+	s.noteDurable(ctr)
+	return s.writeWitness(true)
+}
+
+// commit writes one batch, turning Pebble's failures (a panic of its
+// fatal path) into errors.
+func (s *PebbleStore) commit(fill func(b *pebble.Batch), o *pebble.WriteOptions) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = s.panicError(p)
+		}
+	}()
+	b := s.db.NewBatch()
+	defer b.Close()
+	fill(b)
+	return b.Commit(o)
 }
 
 // View runs fn with a read-only transaction that reads the committed
@@ -287,46 +769,139 @@ func (s *PebbleStore) View(ctx context.Context, fn func(Tx) error) error {
 	return fn(&pebbleTx{s: s, ctr: ctr, view: true})
 }
 
-// Update runs fn as one atomic, durable transaction.
+// Update runs fn as one atomic, durable transaction. It writes nothing
+// and returns an error wrapping ErrNoSpace while the disk is full (see
+// PebbleStore); a transaction whose sync fails returns an error and may
+// or may not survive.
 func (s *PebbleStore) Update(ctx context.Context, fn func(Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if wrote, err := s.update(fn); err != nil || !wrote {
+	wrote, c, err := s.update(ctx, fn)
+	if err != nil || !wrote {
 		return err
 	}
 	// Sync the log outside the writer lock: Updates that committed
 	// meanwhile share this sync, or the one under way.
-	return s.db.LogData(nil, pebble.Sync)
+	if err := s.sync(); err != nil {
+		return err
+	}
+	s.noteDurable(c)
+	return nil
 }
 
-// update runs fn and commits its batch without a sync, holding the writer
-// lock (released even if fn panics); wrote is whether it wrote anything.
-func (s *PebbleStore) update(fn func(Tx) error) (wrote bool, err error) {
-	s.writer.Lock()
-	defer s.writer.Unlock()
-	if s.closed {
-		return false, ErrClosed
+// sync syncs the write-ahead log.
+func (s *PebbleStore) sync() (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = s.panicError(p)
+		}
+	}()
+	if err := s.db.LogData(nil, pebble.Sync); err != nil {
+		return s.fail(err)
 	}
-	if s.meta == nil {
-		return false, ErrNoIndex
+	return nil
+}
+
+// acquire takes the writer token, waiting at most writerWait.
+func (s *PebbleStore) acquire(ctx context.Context) error {
+	select {
+	case s.writer <- struct{}{}:
+		return nil
+	default:
+	}
+	t := time.NewTimer(writerWait)
+	defer t.Stop()
+	select {
+	case s.writer <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		if s.full.Load() {
+			return fmt.Errorf("%w: index %s: a write has waited %v for the disk", ErrNoSpace, s.dir, writerWait)
+		}
+		return fmt.Errorf("%w: index %s: a write has waited %v for the one before it", ErrUnavailable, s.dir, writerWait)
+	}
+}
+
+func (s *PebbleStore) release() { <-s.writer }
+
+// update runs fn and commits its batch without a sync, holding the writer
+// token (released even if fn panics); wrote is whether it wrote anything,
+// c the counters it committed. A commit that waits on the disk longer
+// than writerWait (a write stall: flushes failing on a full disk) is
+// left to finish on its own, holding the token, and update returns an
+// error saying that it may or may not be applied.
+func (s *PebbleStore) update(ctx context.Context, fn func(Tx) error) (wrote bool, c counters, err error) {
+	if err := s.acquire(ctx); err != nil {
+		return false, c, err
+	}
+	handed := false // the token is the commit's to release
+	defer func() {
+		if !handed {
+			s.release()
+		}
+	}()
+	switch {
+	case s.closed:
+		return false, c, ErrClosed
+	case s.readOnly:
+		return false, c, ErrReadOnly
+	case s.meta == nil:
+		return false, c, ErrNoIndex
+	}
+	if err := s.writable(); err != nil {
+		return false, c, err
 	}
 	tx := &pebbleTx{s: s, ctr: s.ctr, batch: s.db.NewBatch()}
-	defer tx.batch.Close()
 	// Only this goroutine changes the tables and counters while it holds
-	// the writer lock, so fn reads them without the state lock.
+	// the writer token, so fn reads them without the state lock.
 	if err := fn(tx); err != nil {
-		return false, err
+		tx.batch.Close()
+		return false, c, err
 	}
 	if tx.batch.Empty() {
-		return false, nil
+		tx.batch.Close()
+		return false, c, nil
 	}
+	tx.ctr.updates++
 	tx.batch.Set([]byte("C"), appendCounters(nil, tx.ctr), nil)
-	s.state.Lock()
-	defer s.state.Unlock()
-	if err := tx.batch.Commit(pebble.NoSync); err != nil {
-		return false, err
+	done := make(chan error, 1)
+	handed = true
+	go func() {
+		defer s.release()
+		defer tx.batch.Close()
+		err := s.commitBatch(tx.batch)
+		if err == nil {
+			s.apply(tx)
+		}
+		done <- err
+	}()
+	t := time.NewTimer(writerWait)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			return false, c, err
+		}
+		return true, tx.ctr, nil
+	case <-ctx.Done():
+		return false, c, fmt.Errorf("index %s: %w while the write waited for the disk; it may still be applied", s.dir, ctx.Err())
+	case <-t.C:
+		sentinel := ErrUnavailable
+		if s.full.Load() {
+			sentinel = ErrNoSpace
+		}
+		return false, c, fmt.Errorf("%w: index %s: the write has waited %v for the disk (writes stall while flushes fail); it may still be applied",
+			sentinel, s.dir, writerWait)
 	}
+}
+
+// apply applies a committed transaction's changes to the resident state.
+// Readers go on while Pebble writes; they wait only while this runs.
+func (s *PebbleStore) apply(tx *pebbleTx) {
+	s.state.Lock()
 	for _, op := range tx.ops {
 		t := s.bands[op.band]
 		if op.add {
@@ -340,13 +915,160 @@ func (s *PebbleStore) update(fn func(Tx) error) (wrote bool, err error) {
 		s.setSize(op.gid, op.size, op.digest)
 	}
 	s.ctr = tx.ctr
-	return true, nil
+	s.state.Unlock()
+	s.spaceBytes += int64(tx.batch.Len())
 }
 
-// Close closes the database. Calls after Close return ErrClosed.
+// commitBatch commits b without a sync; a failure of Pebble's write path
+// fails the store for writes.
+func (s *PebbleStore) commitBatch(b *pebble.Batch) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = s.panicError(p)
+		}
+	}()
+	if err := b.Commit(pebble.NoSync); err != nil {
+		return s.fail(err)
+	}
+	return nil
+}
+
+// hardFullWait is how long after a write met a full disk writes are
+// refused without looking, unless a flush or compaction succeeds first.
+const hardFullWait = 10 * time.Second
+
+// markFull records that a write met a full disk. Free space as the file
+// system reports it is not enough to take writes again (a quota, or a
+// file system that reserves blocks, fails writes with space free): a
+// flush or compaction must succeed, or hardFullWait pass.
+func (s *PebbleStore) markFull() {
+	s.full.Store(true)
+	s.hardFull.Store(time.Now().UnixNano())
+}
+
+// roomAgain clears the mark of markFull after a background write worked.
+func (s *PebbleStore) roomAgain(why string) {
+	if s.hardFull.Swap(0) != 0 {
+		s.log.Info("the disk of the index takes writes again: "+why, "index", s.dir)
+	}
+}
+
+// writable refuses a write when the store failed or the disk is full.
+// Free space is looked at when the disk was full, or every 100 ms or
+// 4 MiB written (a statfs call costs about a microsecond).
+func (s *PebbleStore) writable() error {
+	if p := s.failed.Load(); p != nil {
+		return *p
+	}
+	if h := s.hardFull.Load(); h != 0 {
+		if ago := time.Since(time.Unix(0, h)); ago < hardFullWait {
+			return fmt.Errorf("%w: a write to the disk of index %s met a full disk %v ago: writes are refused until a flush succeeds or space is freed",
+				ErrNoSpace, s.dir, ago.Round(time.Millisecond))
+		}
+		s.hardFull.Store(0) // try again, looking at free space first
+	}
+	if s.reserve < 0 {
+		s.full.Store(false)
+		return nil
+	}
+	full := s.full.Load()
+	if !full && time.Since(s.spaceAt) < 100*time.Millisecond && s.spaceBytes < 4<<20 {
+		return nil
+	}
+	s.spaceAt, s.spaceBytes = time.Now(), 0
+	du, err := s.fs.GetDiskUsage(s.dir)
+	if err != nil {
+		if full {
+			return fmt.Errorf("%w: the disk of index %s is full: writes are refused until space is freed", ErrNoSpace, s.dir)
+		}
+		return nil // the file system does not tell
+	}
+	if du.AvailBytes < uint64(s.reserve) {
+		if !full {
+			s.log.Warn("the disk of the index is below its reserve: writes are refused until space is freed", "index", s.dir,
+				"free", mib(du.AvailBytes), "reserve", mib(uint64(s.reserve)))
+		}
+		s.full.Store(true)
+		return fmt.Errorf("%w: %s free on the disk of index %s, below the %s kept in reserve: writes are refused until space is freed",
+			ErrNoSpace, mib(du.AvailBytes), s.dir, mib(uint64(s.reserve)))
+	}
+	if full {
+		s.log.Info("the disk of the index has room again: writes are taken", "index", s.dir, "free", mib(du.AvailBytes))
+	}
+	s.full.Store(false)
+	return nil
+}
+
+// noteDurable records that the transaction that left the counters c is
+// synced.
+func (s *PebbleStore) noteDurable(c counters) {
+	s.durMu.Lock()
+	if c.updates > s.durable.updates || s.durable.updates == 0 {
+		s.durable = c
+	}
+	s.durMu.Unlock()
+}
+
+// writeWitness records the durable counters in the witness file, if they
+// changed since it was last written or force.
+func (s *PebbleStore) writeWitness(force bool) error {
+	s.durMu.Lock()
+	defer s.durMu.Unlock()
+	if !force && s.durable.updates == s.witnessed {
+		return nil
+	}
+	d := s.durable
+	w := witness{updates: d.updates, nextSeq: d.nextSeq, nextGroup: d.nextGroup}
+	if m := s.manifest.Load(); m != nil {
+		if fi, err := s.fs.Stat(s.fs.PathJoin(s.dir, *m)); err == nil {
+			w.manifest, w.manifestSize = *m, fi.Size()
+		}
+	}
+	if err := writeWitness(s.fs, s.dir, w); err != nil {
+		return fmt.Errorf("index %s: write %s: %w", s.dir, witnessName, err)
+	}
+	s.witnessed = d.updates
+	return nil
+}
+
+// startWitness starts the goroutine that writes the witness about once a
+// second while transactions are made durable.
+func (s *PebbleStore) startWitness() {
+	s.stopWitness, s.witnessDone = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(s.witnessDone)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.stopWitness:
+				return
+			case <-t.C:
+				if err := s.writeWitness(false); err != nil && !isNoSpace(err) {
+					s.log.Warn("index: witness not written", "index", s.dir, "err", err)
+				}
+			}
+		}
+	}()
+}
+
+// Close closes the database, writing the witness of what is durable.
+// Calls after Close return ErrClosed. A write stalled on the disk for
+// longer than writerWait is left to the process's end: Close then returns
+// an error and leaves Pebble open.
 func (s *PebbleStore) Close() error {
-	s.writer.Lock()
-	defer s.writer.Unlock()
+	if s.stopWitness != nil {
+		select {
+		case <-s.stopWitness:
+		default:
+			close(s.stopWitness)
+			<-s.witnessDone
+		}
+	}
+	if err := s.acquire(context.Background()); err != nil {
+		return fmt.Errorf("close index %s: %w", s.dir, err)
+	}
+	defer s.release()
 	s.life.Lock()
 	defer s.life.Unlock()
 	s.state.Lock()
@@ -355,7 +1077,30 @@ func (s *PebbleStore) Close() error {
 		return nil
 	}
 	s.closed = true
-	return s.db.Close()
+	var werr error
+	if !s.readOnly && s.meta != nil {
+		werr = s.writeWitness(false)
+	}
+	if err := s.closeDB(); err != nil {
+		return err
+	}
+	return werr
+}
+
+// closeDB closes Pebble, turning a panic of its (it panics when a read
+// that met a damaged file left references behind) into an error.
+func (s *PebbleStore) closeDB() (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("close index %s: pebble: %v", s.dir, p)
+		}
+	}()
+	if s.db == nil {
+		return nil
+	}
+	db := s.db
+	s.db = nil
+	return db.Close()
 }
 
 // setSize records the set size and signature digest of group gid (size
@@ -396,21 +1141,27 @@ func appendCounters(dst []byte, c counters) []byte {
 	dst = binary.LittleEndian.AppendUint64(dst, c.nextSeq)
 	dst = binary.LittleEndian.AppendUint64(dst, c.nextGroup)
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(c.docs))
-	return binary.LittleEndian.AppendUint64(dst, uint64(c.groups))
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(c.groups))
+	return binary.LittleEndian.AppendUint64(dst, c.updates)
 }
 
+// decodeCounters reads counters of 40 bytes, or of 32 (written before the
+// count of transactions, which is then 0).
 func decodeCounters(b []byte) (counters, error) {
-	if len(b) != 32 {
+	if len(b) != 32 && len(b) != 40 {
 		return counters{}, fmt.Errorf("%w: counters of %d bytes", neardup.ErrCorrupt, len(b))
 	}
-	return counters{
+	c := counters{
 		nextSeq:   binary.LittleEndian.Uint64(b),
 		nextGroup: binary.LittleEndian.Uint64(b[8:]),
 		docs:      int64(binary.LittleEndian.Uint64(b[16:])),
 		groups:    int64(binary.LittleEndian.Uint64(b[24:])),
-	}, nil
+	}
+	if len(b) == 40 {
+		c.updates = binary.LittleEndian.Uint64(b[32:])
+	}
+	return c, nil
 }
-
 func key1(kind byte, id uint64) []byte {
 	k := make([]byte, 9)
 	k[0] = kind
@@ -455,7 +1206,8 @@ type sizeOp struct {
 	digest []byte
 }
 
-var errReadOnly = errors.New("index: write in a read-only transaction")
+// errReadOnly is a write in a View's transaction.
+var errReadOnly = fmt.Errorf("%w: a write in a read-only transaction", ErrReadOnly)
 
 // rlock and runlock guard a read of the resident state in a View. An
 // Update's transaction needs no lock: only it changes the state, and only
@@ -609,23 +1361,33 @@ func (tx *pebbleTx) Sets(dst [][]uint64, gids []uint64) ([][]uint64, error) {
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(gids[a], gids[b]) })
 	out := make([][]uint64, len(gids))
-	it, err := tx.s.db.NewIter(&pebble.IterOptions{LowerBound: []byte("g"), UpperBound: []byte("h")})
+	err := tx.s.iterate([]byte("g"), []byte("h"), func(it *pebble.Iterator) error {
+		for _, i := range order {
+			k := key1('g', gids[i])
+			if !it.SeekGE(k) {
+				// Absent, or a block that could not be read: the next
+				// seek would clear the error, so look at it now.
+				if err := it.Error(); err != nil {
+					return fmt.Errorf("group %d: %w", gids[i], err)
+				}
+				continue
+			}
+			if !bytes.Equal(it.Key(), k) {
+				continue // the group is gone
+			}
+			v, err := it.ValueAndErr()
+			if err != nil {
+				return err
+			}
+			g, err := DecodeGroup(v)
+			if err != nil {
+				return fmt.Errorf("group %d: %w", gids[i], err)
+			}
+			out[i] = g.Set
+		}
+		return nil
+	})
 	if err != nil {
-		return dst, err
-	}
-	for _, i := range order {
-		k := key1('g', gids[i])
-		if !it.SeekGE(k) || !bytes.Equal(it.Key(), k) {
-			continue
-		}
-		g, err := DecodeGroup(it.Value())
-		if err != nil {
-			it.Close()
-			return dst, err
-		}
-		out[i] = g.Set
-	}
-	if err := it.Close(); err != nil {
 		return dst, err
 	}
 	return append(dst, out...), nil
@@ -666,22 +1428,15 @@ func (tx *pebbleTx) withText(d Doc) (Doc, error) {
 }
 
 func (tx *pebbleTx) Members(dst []uint64, gid uint64) ([]uint64, error) {
-	lo := key1('m', gid)
-	hi := key1('m', gid+1)
-	it, err := tx.s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
-	if err != nil {
-		return dst, err
-	}
-	for it.First(); it.Valid(); it.Next() {
-		if k := it.Key(); len(k) == 17 {
-			dst = append(dst, binary.BigEndian.Uint64(k[9:]))
+	err := tx.s.iterate(key1('m', gid), key1('m', gid+1), func(it *pebble.Iterator) error {
+		for it.First(); it.Valid(); it.Next() {
+			if k := it.Key(); len(k) == 17 {
+				dst = append(dst, binary.BigEndian.Uint64(k[9:]))
+			}
 		}
-	}
-	if err := it.Error(); err != nil {
-		it.Close()
-		return dst, err
-	}
-	return dst, it.Close()
+		return nil
+	})
+	return dst, err
 }
 
 func (tx *pebbleTx) Doc(seq uint64) (Doc, error) {
@@ -741,25 +1496,21 @@ func (tx *pebbleTx) EachDoc(fn func(Doc) error) error {
 }
 
 func (tx *pebbleTx) scan(kind byte, fn func(k, v []byte) error) error {
-	it, err := tx.s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{kind}, UpperBound: []byte{kind + 1}})
-	if err != nil {
-		return err
-	}
-	for it.First(); it.Valid(); it.Next() {
-		if len(it.Key()) != 9 {
-			it.Close()
-			return fmt.Errorf("%w: key %x", neardup.ErrCorrupt, it.Key())
+	return tx.s.iterate([]byte{kind}, []byte{kind + 1}, func(it *pebble.Iterator) error {
+		for it.First(); it.Valid(); it.Next() {
+			if len(it.Key()) != 9 {
+				return fmt.Errorf("%w: key %x", neardup.ErrCorrupt, it.Key())
+			}
+			v, err := it.ValueAndErr()
+			if err != nil {
+				return fmt.Errorf("record %x: %w", it.Key(), err)
+			}
+			if err := fn(it.Key(), v); err != nil {
+				return err
+			}
 		}
-		if err := fn(it.Key(), it.Value()); err != nil {
-			it.Close()
-			return err
-		}
-	}
-	if err := it.Error(); err != nil {
-		it.Close()
-		return err
-	}
-	return it.Close()
+		return nil
+	})
 }
 
 func (tx *pebbleTx) BucketEntries() (int64, error) {

@@ -14,7 +14,7 @@ import (
 // inside their record (indexes made before the split) still read whole.
 func TestPebbleTextRecords(t *testing.T) {
 	ctx := context.Background()
-	st, err := OpenPebble("idx", PebbleOptions{FS: vfs.NewMem()})
+	st, err := OpenPebble(context.Background(), "idx", PebbleOptions{FS: vfs.NewMem()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package index_test
 
 import (
+	"context"
 	"sync"
 	"testing"
 
@@ -17,7 +18,7 @@ func pebbleHarness() indextest.Harness {
 	fss := map[index.Store]vfs.FS{}
 	open := func(t *testing.T, fs vfs.FS) index.Store {
 		t.Helper()
-		st, err := index.OpenPebble("idx", index.PebbleOptions{FS: fs})
+		st, err := index.OpenPebble(context.Background(), "idx", index.PebbleOptions{FS: fs})
 		if err != nil {
 			t.Fatal(err)
 		}

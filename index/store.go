@@ -41,6 +41,11 @@ var (
 	// store keeps in reserve: writes are refused and change nothing, while
 	// reads go on. Writes are taken again once space is freed.
 	ErrNoSpace = errors.New("index: no space left for writes")
+	// ErrInUse: another process has the index open (the embedded store
+	// is one process's at a time).
+	ErrInUse = errors.New("index: in use by another process")
+	// ErrReadOnly: a write to a store opened read-only.
+	ErrReadOnly = errors.New("index: opened read-only")
 )
 
 // Group is a distinct shingle set and the documents that have it. Band

@@ -8,6 +8,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -30,19 +31,32 @@ var (
 // maxPooledBuf is the largest body buffer kept for reuse.
 const maxPooledBuf = 1 << 20
 
-// body is a parsed request body; its values live until release.
+// body is a parsed request body; its values live until release, which
+// also gives back its bytes of the server's budget.
 type body struct {
-	buf *bytes.Buffer
-	p   *fastjson.Parser
-	v   *fastjson.Value
+	buf  *bytes.Buffer
+	p    *fastjson.Parser
+	v    *fastjson.Value
+	s    *Server
+	held int64 // bytes of the budget
+	read int64 // bytes read, told to s.bodyHook
 }
 
+// release returns the buffers for reuse and the bytes to the budget. Call
+// it when the handler is done with the body and with everything derived
+// from it (at its end: defer b.release()).
 func (b *body) release() {
 	if b.buf.Cap() <= maxPooledBuf {
 		b.buf.Reset()
 		bufPool.Put(b.buf)
 	}
 	parserPool.Put(b.p)
+	b.buf, b.p, b.v = nil, nil, nil
+	b.s.budget.release(b.held)
+	if b.read > 0 && b.s.bodyHook != nil {
+		b.s.bodyHook(-b.read)
+	}
+	b.held, b.read = 0, 0
 }
 
 // isJSON reports whether a Content-Type is JSON: application/json or
@@ -55,43 +69,102 @@ func isJSON(ct string) bool {
 	return mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")
 }
 
-// readBody checks the Content-Type of a POST and reads and parses its
-// body, at most s.o.MaxBody bytes. The caller releases the body after
-// using its values.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (*body, *apiError) {
+// readBody checks the Content-Type of a POST, takes the body's bytes from
+// the budget (admit) and reads and parses the body, at most s.o.MaxBody
+// bytes. When it fails it has answered the request, and the caller
+// returns; else the caller releases the body when done with it and with
+// what it derived from it: defer b.release().
+//
+// A body over MaxBody by its Content-Length, or not admitted to the
+// budget, is refused without being read (refuse).
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (*body, bool) {
 	if !isJSON(r.Header.Get("Content-Type")) {
-		return nil, errorf(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "want Content-Type: application/json, not %q", r.Header.Get("Content-Type"))
+		s.fail(w, r, errorf(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "want Content-Type: application/json, not %q", r.Header.Get("Content-Type")))
+		return nil, false
 	}
 	if r.ContentLength > s.o.MaxBody {
-		return nil, s.tooLarge()
+		s.refuse(w, r, s.tooLarge())
+		return nil, false
+	}
+	need := r.ContentLength
+	if need < 0 { // chunked: as much as it may be, trimmed once read
+		need = s.o.MaxBody
+	}
+	need = s.budget.clamp(need)
+	if aerr := s.admit(r, need); aerr != nil {
+		if aerr.Code == CodeOverloaded {
+			s.refuse(w, r, aerr)
+		} else {
+			s.fail(w, r, aerr)
+		}
+		return nil, false
 	}
 	buf := bufPool.Get().(*bytes.Buffer)
 	if n := r.ContentLength; n > 0 {
 		buf.Grow(int(n) + 1) // one more, so ReadFrom sees EOF without growing
 	}
+	b := &body{buf: buf, p: parserPool.Get(), s: s, held: need}
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.o.MaxBody))
-	b := &body{buf: buf, p: parserPool.Get()}
+	if n := int64(buf.Len()); err == nil && n < b.held { // chunked: hold what came, not MaxBody
+		s.budget.release(b.held - n)
+		b.held = n
+	}
+	if s.bodyHook != nil {
+		b.read = int64(buf.Len())
+		s.bodyHook(b.read)
+	}
 	if err != nil {
 		b.release()
 		var mbe *http.MaxBytesError
 		switch {
 		case errors.As(err, &mbe):
-			return nil, s.tooLarge()
+			s.refuse(w, r, s.tooLarge())
 		case r.Context().Err() != nil:
-			return nil, errorf(statusClientClosed, CodeCanceled, "the request was canceled")
+			s.fail(w, r, errorf(statusClientClosed, CodeCanceled, "the request was canceled"))
+		default:
+			s.fail(w, r, errorf(http.StatusBadRequest, CodeBadJSON, "reading the body: %v", err))
 		}
-		return nil, errorf(http.StatusBadRequest, CodeBadJSON, "reading the body: %v", err)
+		return nil, false
 	}
 	if aerr := checkJSON(buf.Bytes()); aerr != nil {
 		b.release()
-		return nil, aerr
+		s.fail(w, r, aerr)
+		return nil, false
 	}
 	if b.v, err = b.p.ParseBytes(buf.Bytes()); err != nil {
 		// encoding/json accepted it: a disagreement between the parsers.
 		b.release()
-		return nil, errorf(http.StatusBadRequest, CodeBadJSON, "malformed JSON: %v", err)
+		s.fail(w, r, errorf(http.StatusBadRequest, CodeBadJSON, "malformed JSON: %v", err))
+		return nil, false
 	}
-	return b, nil
+	return b, true
+}
+
+// admit takes n bytes of the budget for a request's body, waiting up to
+// s.admitWait for them: nil, or 503 overloaded when they did not come in
+// time, or 499 canceled when the client left meanwhile.
+func (s *Server) admit(r *http.Request, n int64) *apiError {
+	if n <= 0 {
+		return nil
+	}
+	if s.budget.tryAcquire(n) {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.admitWait)
+	defer cancel()
+	err := s.budget.acquire(ctx, n)
+	switch {
+	case err == nil:
+		s.m.waits.WithLabelValues(waitAdmitted).Inc()
+		return nil
+	case r.Context().Err() != nil:
+		s.m.waits.WithLabelValues(waitCanceled).Inc()
+		return errorf(statusClientClosed, CodeCanceled, "the request was canceled")
+	}
+	s.m.waits.WithLabelValues(waitOverloaded).Inc()
+	return errorf(http.StatusServiceUnavailable, CodeOverloaded,
+		"the server is busy: the request bodies being served fill its budget of %d bytes, and this body's %d bytes found no room in %v; retry later",
+		s.budget.size, n, s.admitWait)
 }
 
 func (s *Server) tooLarge() *apiError {

@@ -142,12 +142,26 @@ func (s *Server) indexError(ctx context.Context, err error) *apiError {
 		return &apiError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "too many concurrent writers; retry", cause: err}
 	case errors.Is(err, index.ErrUnavailable):
 		return &apiError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the index's store does not answer; retry later", cause: err}
+	case errors.Is(err, index.ErrNoSpace) && s.storeFailed() != nil:
+		return &apiError{Status: http.StatusInsufficientStorage, Code: CodeNoSpace, Message: "the index's disk filled while its write-ahead log was written: it takes no writes until the server restarts (reads work; nothing acknowledged was lost)", cause: err}
 	case errors.Is(err, index.ErrNoSpace):
 		return &apiError{Status: http.StatusInsufficientStorage, Code: CodeNoSpace, Message: "the index's disk is full: writes are refused until space is freed (reads work)", cause: err}
+	case errors.Is(err, index.ErrUnavailable) && s.storeFailed() != nil:
+		return &apiError{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the index's store failed writing: it takes no writes until the server restarts (reads work)", cause: err}
 	case errors.Is(err, neardup.ErrCorrupt):
 		return &apiError{Status: http.StatusInternalServerError, Code: CodeCorrupt, Message: "a record of the index is corrupt (run neardup index check); the cause is logged", cause: err}
 	}
 	return &apiError{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error", cause: err}
+}
+
+// storeFailed returns why the index's store takes no writes until it is
+// reopened (the embedded store after its write-ahead log could not be
+// written), or nil.
+func (s *Server) storeFailed() error {
+	if f, ok := s.ix.Store().(interface{ Failed() error }); ok {
+		return f.Failed()
+	}
+	return nil
 }
 
 func (s *Server) noShingles() *apiError {

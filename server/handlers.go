@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -64,6 +65,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Length", strconv.Itoa(len(b)+1)) // complete when flushed before the handler returns (refuse)
 	w.WriteHeader(status)
 	w.Write(append(b, '\n'))
 }
@@ -80,6 +82,61 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, e *apiError) {
 		w.Header().Set("Retry-After", "10")
 	}
 	writeJSON(w, e.Status, errorBody{e})
+}
+
+// lingerTime and lingerBytes bound what refuse reads and discards of a
+// refused body after the answer.
+const (
+	lingerTime  = time.Second
+	lingerBytes = 64 << 20
+)
+
+// refuse answers e to a request whose body it leaves unread (over MaxBody
+// by its Content-Length, or not admitted to the budget), at once, and has
+// the connection closed.
+//
+// Left to itself, net/http reads and discards an unread body of less than
+// 256 KiB before it writes the answer, to keep the connection: a client
+// that sends its body slowly, or waits for an answer before sending it,
+// got none until the read timeout (30 s in neardup serve) closed the
+// connection. With "Connection: close" it writes the answer at once, and
+// refuse flushes it. Then, once wrap has counted the request, what the
+// client still sends of its body is read and thrown away for up to
+// lingerTime and lingerBytes before the connection is closed: closing a
+// socket with unread data resets the connection, and a client still
+// writing its body (one that reads the answer only once it has sent
+// everything) would see the reset and not the answer. Nothing read is
+// kept, and no budget is held meanwhile.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, e *apiError) {
+	if r.ProtoMajor != 1 { // HTTP/2 refuses a stream, not a connection
+		s.fail(w, r, e)
+		return
+	}
+	rc := http.NewResponseController(w)
+	rc.EnableFullDuplex() // reads of the body after the answer
+	w.Header().Set("Connection", "close")
+	s.fail(w, r, e)
+	if rc.Flush() != nil {
+		return
+	}
+	// A client that asked for 100 Continue sends nothing more, none went
+	// out. The deadline also keeps net/http from waiting for the rest of
+	// a body under 256 KiB once the handler returns.
+	linger := r.ContentLength != 0 && !strings.EqualFold(r.Header.Get("Expect"), "100-continue")
+	drain := func() {
+		deadline := time.Now()
+		if linger {
+			deadline = deadline.Add(lingerTime)
+		}
+		if rc.SetReadDeadline(deadline) == nil && linger {
+			io.CopyN(io.Discard, r.Body, lingerBytes)
+		}
+	}
+	if sw, ok := w.(*statusWriter); ok {
+		sw.after = drain // once the request is counted: it was answered now
+		return
+	}
+	drain()
 }
 
 // DocumentPath returns the path of the document with the id,
@@ -120,13 +177,12 @@ func (s *Server) add(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, aerr)
 		return
 	}
-	b, aerr := s.readBody(w, r)
-	if aerr != nil {
-		s.fail(w, r, aerr)
+	b, ok := s.readBody(w, r)
+	if !ok {
 		return
 	}
+	defer b.release() // at the end: the copies of the text live until then
 	id, text, aerr := document(b.v, "the body")
-	b.release()
 	if aerr != nil {
 		s.fail(w, r, aerr)
 		return
@@ -156,9 +212,8 @@ func (s *Server) addBatch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, aerr)
 		return
 	}
-	b, aerr := s.readBody(w, r)
-	if aerr != nil {
-		s.fail(w, r, aerr)
+	b, ok := s.readBody(w, r)
+	if !ok {
 		return
 	}
 	defer b.release()
@@ -237,15 +292,14 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, aerr)
 		return
 	}
-	b, aerr := s.readBody(w, r)
-	if aerr != nil {
-		s.fail(w, r, aerr)
+	b, ok := s.readBody(w, r)
+	if !ok {
 		return
 	}
 	defer b.release()
 	var text []byte
 	var q index.QueryOptions
-	aerr = members(b.v, "the body", queryFields, func(name string, v *fastjson.Value) *apiError {
+	aerr := members(b.v, "the body", queryFields, func(name string, v *fastjson.Value) *apiError {
 		switch name {
 		case "text":
 			var err error
@@ -375,6 +429,14 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if _, err := s.ix.Stats(ctx); err != nil {
 		s.log.Warn("readyz: the index does not answer", "err", err)
 		s.fail(w, r, errorf(http.StatusServiceUnavailable, CodeUnavailable, "the index does not answer"))
+		return
+	}
+	// A store whose write path failed for good (the embedded store after
+	// its write-ahead log could not be written) answers reads but takes no
+	// writes until the server restarts: not ready, and it says why.
+	if err := s.storeFailed(); err != nil {
+		s.log.Warn("readyz: the index takes no writes until the server restarts", "err", err)
+		s.fail(w, r, errorf(http.StatusServiceUnavailable, CodeUnavailable, "the index's store failed writing: it takes no writes until the server restarts (reads work)"))
 		return
 	}
 	writeJSON(w, http.StatusOK, statusBody{"ok"})

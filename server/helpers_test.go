@@ -58,7 +58,7 @@ type testServer struct {
 
 func newIndex(t testing.TB, m index.Meta) *index.Index {
 	t.Helper()
-	st, err := index.OpenPebble("idx", index.PebbleOptions{FS: vfs.NewMem()})
+	st, err := index.OpenPebble(context.Background(), "idx", index.PebbleOptions{FS: vfs.NewMem()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,16 +70,21 @@ func newIndex(t testing.TB, m index.Meta) *index.Index {
 	return ix
 }
 
-func newTestServer(t *testing.T, o Options) *testServer {
+// newTestServer starts a server; setup, if given, sets the Server's
+// unexported fields before it serves.
+func newTestServer(t *testing.T, o Options, setup ...func(*Server)) *testServer {
 	t.Helper()
-	return newTestServerIndex(t, newIndex(t, index.Meta{KeepTexts: true}), o)
+	return newTestServerIndex(t, newIndex(t, index.Meta{KeepTexts: true}), o, setup...)
 }
 
-func newTestServerIndex(t *testing.T, ix *index.Index, o Options) *testServer {
+func newTestServerIndex(t *testing.T, ix *index.Index, o Options, setup ...func(*Server)) *testServer {
 	t.Helper()
 	s, err := New(ix, o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range setup {
+		f(s)
 	}
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)

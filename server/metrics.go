@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"log/slog"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -18,6 +19,10 @@ import (
 //	neardup_http_requests_total{route,code}             requests answered, by route pattern and status
 //	neardup_http_request_duration_seconds{route,code}   their latency (histogram)
 //	neardup_http_requests_in_flight                     requests being served
+//	neardup_http_request_body_in_flight_bytes           bytes of request bodies being served (taken from the budget)
+//	neardup_http_request_body_budget_bytes              their bound, Options.MaxInFlightBytes (+Inf: none)
+//	neardup_http_request_body_waits_total{outcome}      requests that found the budget full and waited, by outcome:
+//	                                                    admitted, overloaded (answered 503), canceled (the client left)
 //	neardup_index_documents, neardup_index_groups       index size, read at scrape time
 //	neardup_index_resident_bytes                        memory of the band tables (stores that say)
 //	neardup_store_write_duration_seconds{op}            time of index writes: add, add_batch, remove
@@ -30,13 +35,21 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 	inflight prometheus.Gauge
 	writes   *prometheus.HistogramVec
+	waits    *prometheus.CounterVec // of requests for budget, by outcome
 }
+
+// Outcomes of a request's wait for budget (label outcome).
+const (
+	waitAdmitted   = "admitted"
+	waitOverloaded = "overloaded"
+	waitCanceled   = "canceled"
+)
 
 // latencyBuckets run from 100 µs to about 3.3 s, doubling: the API answers
 // in well under a millisecond, and the default buckets start at 5 ms.
 var latencyBuckets = prometheus.ExponentialBuckets(100e-6, 2, 16)
 
-func newMetrics(reg *prometheus.Registry, ix *index.Index, log *slog.Logger) (*metrics, error) {
+func newMetrics(reg *prometheus.Registry, ix *index.Index, budget *byteBudget, log *slog.Logger) (*metrics, error) {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "neardup", Subsystem: "http", Name: "requests_total",
@@ -54,8 +67,30 @@ func newMetrics(reg *prometheus.Registry, ix *index.Index, log *slog.Logger) (*m
 			Namespace: "neardup", Subsystem: "store", Name: "write_duration_seconds",
 			Help: "Time of index writes (check and durable commit), by operation: add, add_batch, remove.", Buckets: latencyBuckets,
 		}, []string{"op"}),
+		waits: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "neardup", Subsystem: "http", Name: "request_body_waits_total",
+			Help: "Requests that found the budget of request bodies full and waited, by outcome: admitted, overloaded (answered 503), canceled.",
+		}, []string{"outcome"}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.inflight, m.writes, newIndexCollector(ix, log)} {
+	for _, o := range []string{waitAdmitted, waitOverloaded, waitCanceled} {
+		m.waits.WithLabelValues(o) // shown at 0 from the start
+	}
+	bodyBytes := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Namespace: "neardup", Subsystem: "http", Name: "request_body_in_flight_bytes",
+		Help: "Bytes of request bodies being served, taken from the budget until their handlers return.",
+	}, func() float64 {
+		held, _ := budget.inUse()
+		return float64(held)
+	})
+	limit := float64(budget.size)
+	if budget.size == math.MaxInt64 {
+		limit = math.Inf(1)
+	}
+	bodyLimit := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Namespace: "neardup", Subsystem: "http", Name: "request_body_budget_bytes",
+		Help: "The bound of request_body_in_flight_bytes (MaxInFlightBytes, --max-in-flight-bytes); +Inf: none.",
+	}, func() float64 { return limit })
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.inflight, m.writes, m.waits, bodyBytes, bodyLimit, newIndexCollector(ix, log)} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"path"
 	"runtime/debug"
@@ -22,6 +23,10 @@ import (
 const (
 	DefaultMaxBody  = 8 << 20
 	DefaultMaxBatch = 1000
+	// DefaultInFlightBodies is how many bodies of the largest size
+	// (MaxBody) the default MaxInFlightBytes holds: 64 MiB with the
+	// default MaxBody.
+	DefaultInFlightBodies = 8
 )
 
 // Options configure a Server.
@@ -30,8 +35,24 @@ type Options struct {
 	// carry (Authorization: Bearer TOKEN); "" means no authentication.
 	// /healthz, /readyz and /openapi.json never ask for it.
 	Token string
-	// MaxBody bounds a request body in bytes; 0 means DefaultMaxBody.
+	// MaxBody bounds a request body in bytes; 0 means DefaultMaxBody. A
+	// Content-Length over it is answered 413 body_too_large at once,
+	// without reading the body, and the connection is closed.
 	MaxBody int64
+	// MaxInFlightBytes bounds the bytes of the request bodies being
+	// served at once, the memory budget of requests. Before reading a
+	// body a request takes its length from the budget (its
+	// Content-Length, or MaxBody when it is chunked, then trimmed to what
+	// came), and gives it back when its handler returns: the parsed
+	// values and the texts handed to the index live until then. A request
+	// that cannot get its bytes within a second waits no longer: it is
+	// answered 503 overloaded (with Retry-After). A body larger than the
+	// whole budget, but within MaxBody, is served alone. The memory a
+	// request holds is a few times its body (the texts' copies, their
+	// shingles), so the process's memory for requests is a few times this
+	// bound. 0 means DefaultInFlightBodies x MaxBody; negative means no
+	// bound.
+	MaxInFlightBytes int64
 	// MaxBatch bounds the documents of one batch request; 0 means
 	// DefaultMaxBatch.
 	MaxBatch int
@@ -59,6 +80,10 @@ type Server struct {
 	stopping atomic.Bool
 	patterns []string // registered routes, "METHOD /path"
 	noRoute  http.Handler
+
+	budget    *byteBudget   // of request bodies (Options.MaxInFlightBytes)
+	admitWait time.Duration // bounds a request's wait for budget (admitWait; shorter in tests)
+	bodyHook  func(n int64) // tests: told +n when n bytes of a body were read, -n when released
 }
 
 // New returns a Server for ix. It registers its metrics in o.Registry and
@@ -76,16 +101,26 @@ func New(ix *index.Index, o Options) (*Server, error) {
 	if o.MaxBody < 0 || o.MaxBatch < 0 {
 		return nil, fmt.Errorf("server: MaxBody %d, MaxBatch %d: want 0 (default) or more", o.MaxBody, o.MaxBatch)
 	}
+	budget := o.MaxInFlightBytes
+	switch {
+	case budget == 0:
+		budget = DefaultInFlightBodies * o.MaxBody
+		if budget/DefaultInFlightBodies != o.MaxBody { // overflow
+			budget = math.MaxInt64
+		}
+	case budget < 0:
+		budget = math.MaxInt64 // no bound, but the bytes are still counted
+	}
 	if o.Registry == nil {
 		o.Registry = prometheus.NewRegistry()
 		o.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
-	s := &Server{ix: ix, o: o, log: o.Logger, mux: http.NewServeMux()}
+	s := &Server{ix: ix, o: o, log: o.Logger, mux: http.NewServeMux(), budget: newByteBudget(budget), admitWait: admitWait}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	s.token = sha256.Sum256([]byte(o.Token))
-	m, err := newMetrics(o.Registry, ix, s.log)
+	m, err := newMetrics(o.Registry, ix, s.budget, s.log)
 	if err != nil {
 		return nil, fmt.Errorf("server: metrics: %w", err)
 	}
@@ -204,6 +239,7 @@ func bearer(v string) (string, bool) {
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	after  func() // run by wrap once the request is counted (refuse's drain)
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -252,6 +288,9 @@ func (s *Server) wrap(route string, h http.Handler) http.Handler {
 				// The answer had begun: only aborting the connection
 				// tells the client that it is incomplete.
 				panic(http.ErrAbortHandler)
+			}
+			if p == nil && sw.after != nil {
+				sw.after()
 			}
 		}()
 		h.ServeHTTP(sw, r)

@@ -110,7 +110,7 @@ func run(indexDir, target, bare, op, docsPath string, conns int, duration time.D
 	mode := "http"
 	if indexDir != "" {
 		mode = "in-process"
-		st, err := index.OpenPebble(indexDir, index.PebbleOptions{})
+		st, err := index.OpenPebble(context.Background(), indexDir, index.PebbleOptions{})
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +35,8 @@ Commands:
                                    --add inserts the documents that have none (incremental dedup)
   remove  --index DIR ID...        delete documents by id
   stats   --index DIR [--check]    counts and parameters; --check verifies the index
+  check   --index DIR              read every record and verify the index (stats --check)
+  repair  --index DIR --out NEW    copy what can be read of a damaged index to a new one, saying what is lost
 
 add and query write one line per match, id<TAB>indexed_id<TAB>jaccard (6
 decimals), most similar first, to standard output or --output FILE.
@@ -48,6 +51,8 @@ var indexCommands = []command{
 	{"query", "list documents' near-duplicates in the index", runIndexQuery},
 	{"remove", "delete documents by id", runIndexRemove},
 	{"stats", "counts and parameters; --check verifies", runIndexStats},
+	{"check", "verify the whole index", runIndexCheck},
+	{"repair", "copy what can be read of a damaged index to a new one", runIndexRepair},
 }
 
 func runIndex(ctx context.Context, e *env, args []string) error {
@@ -82,21 +87,39 @@ func (f *indexFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.dir, "index", "", "the index directory (required)")
 }
 
-// open opens the store, or reports a usage error when no index was named.
-func (f *indexFlags) store() (index.Store, string, error) {
+// openMode says how a command opens the index directory.
+type openMode int
+
+const (
+	openRead   openMode = iota // an existing index, nothing in DIR written or deleted
+	openWrite                  // an existing index, or a new one in a missing or empty DIR
+	openCreate                 // a new index: DIR missing or empty
+)
+
+// store opens the store, or reports a usage error when no index was named.
+func (f *indexFlags) store(ctx context.Context, mode openMode) (index.Store, string, error) {
 	if f.dir == "" {
 		return nil, "", fmt.Errorf("%w: --index DIR is required", errUsage)
 	}
-	st, err := index.OpenPebble(f.dir, index.PebbleOptions{})
-	if err != nil {
+	st, err := index.OpenPebble(ctx, f.dir, index.PebbleOptions{ReadOnly: mode == openRead, Create: mode == openCreate})
+	switch {
+	case errors.Is(err, index.ErrNoIndex):
+		return nil, "", fmt.Errorf("%s: no index there (make one with neardup index create or build)", f.dir)
+	case errors.Is(err, index.ErrExists):
+		return nil, "", fmt.Errorf("%s: holds an index already (index create makes a new one in a missing or empty directory)", f.dir)
+	case err != nil:
 		return nil, "", err
 	}
 	return st, f.dir, nil
 }
 
-// open opens an existing index.
-func (f *indexFlags) open(ctx context.Context) (*index.Index, error) {
-	st, name, err := f.store()
+// open opens an existing index, for writing or not.
+func (f *indexFlags) open(ctx context.Context, write bool) (*index.Index, error) {
+	mode := openRead
+	if write {
+		mode = openWrite
+	}
+	st, name, err := f.store(ctx, mode)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +167,7 @@ func (f *indexFlags) openOrCreate(ctx context.Context, cf *createFlags, fs *flag
 	if err != nil {
 		return nil, false, err
 	}
-	st, name, err := f.store()
+	st, name, err := f.store(ctx, openWrite)
 	if err != nil {
 		return nil, false, err
 	}
@@ -192,7 +215,7 @@ func runIndexCreate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	st, name, err := f.store()
+	st, name, err := f.store(ctx, openCreate)
 	if err != nil {
 		return err
 	}
@@ -397,7 +420,7 @@ func indexAddOrQuery(ctx context.Context, e *env, args []string, insert bool) er
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	ix, err := f.open(ctx)
+	ix, err := f.open(ctx, insert || add)
 	if err != nil {
 		return err
 	}
@@ -581,7 +604,7 @@ func runIndexRemove(ctx context.Context, e *env, args []string) error {
 	if len(ids) == 0 {
 		return fmt.Errorf("%w: no id given", errUsage)
 	}
-	ix, err := f.open(ctx)
+	ix, err := f.open(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -608,8 +631,8 @@ func runIndexRemove(ctx context.Context, e *env, args []string) error {
 const indexStatsUsage = `Usage: neardup index stats --index DIR [flags]
 
 Prints the index's parameters and counts; --check also verifies that the
-index agrees with itself (every stored signature and band key recomputed
-from its set, band tables, ids, memberships), exit status 1 if not.
+index agrees with itself, as index check does, exit status 1 if not. The
+index is opened read-only: nothing in DIR is written.
 
 Flags:
 `
@@ -625,7 +648,7 @@ func runIndexStats(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	t0 := time.Now()
-	ix, err := f.open(ctx)
+	ix, err := f.open(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -651,7 +674,7 @@ func runIndexStats(ctx context.Context, e *env, args []string) error {
 		r, err := ix.Check(ctx)
 		rep["check_seconds"] = time.Since(t0).Seconds()
 		if err != nil {
-			if !errors.Is(err, index.ErrInconsistent) {
+			if !errors.Is(err, index.ErrInconsistent) && !errors.Is(err, neardup.ErrCorrupt) {
 				return err
 			}
 			checkErr = err
@@ -688,4 +711,172 @@ func runIndexStats(ctx context.Context, e *env, args []string) error {
 		return errSilent
 	}
 	return ix.Close()
+}
+
+const indexCheckUsage = `Usage: neardup index check --index DIR [flags]
+
+Reads every record of the index, texts included, and verifies that it
+agrees with itself: every stored signature and band key recomputed from
+its set, every text shingled again and compared with its group's set,
+band tables, ids, memberships, counts; and, when it is opened, that no
+write it acknowledged is missing (its write-ahead logs and MANIFEST read
+whole, its counts against the state it recorded at its last close). Exit
+status 1, naming the first problem, if not: then neardup index repair
+copies what can be read to a new index. The index is opened read-only.
+
+Flags:
+`
+
+func runIndexCheck(ctx context.Context, e *env, args []string) error {
+	var f indexFlags
+	var jsonOut bool
+	fs := newFlagSet(e, "index check", indexCheckUsage)
+	f.register(fs)
+	fs.BoolVar(&jsonOut, "json", false, "print JSON")
+	if _, err := parseArgs(fs, args, 0, ""); err != nil {
+		return err
+	}
+	a := []string{"--index", f.dir, "--check"}
+	if jsonOut {
+		a = append(a, "--json")
+	}
+	return runIndexStats(ctx, e, a)
+}
+
+const indexRepairUsage = `Usage: neardup index repair --index DIR --out NEWDIR [flags]
+
+Copies what can be read of a damaged index in DIR to a new index in NEWDIR
+(missing or empty), and says exactly what could not be copied: documents
+whose records fail their checksums or sit in missing files, the writes
+after the damage in a write-ahead log (with their ids), the documents the
+index had acknowledged but whose records are gone. DIR is opened
+read-only, as Pebble can read it (its newest MANIFEST when the manifest
+marker is missing; a log up to its damage), and nothing in it changes.
+Documents keep their ids, sequence numbers, insertion times and texts; an
+index that keeps texts is rebuilt from them. The new index is checked
+before the command ends; moving it into DIR's place is yours.
+
+Flags:
+`
+
+func runIndexRepair(ctx context.Context, e *env, args []string) error {
+	var f indexFlags
+	var out string
+	var jsonOut bool
+	fs := newFlagSet(e, "index repair", indexRepairUsage)
+	f.register(fs)
+	fs.StringVar(&out, "out", "", "the directory of the new index (required; missing or empty)")
+	fs.BoolVar(&jsonOut, "json", false, "print the report as JSON")
+	if _, err := parseArgs(fs, args, 0, ""); err != nil {
+		return err
+	}
+	switch {
+	case f.dir == "":
+		return fmt.Errorf("%w: --index DIR is required", errUsage)
+	case out == "":
+		return fmt.Errorf("%w: --out NEWDIR is required (repair never writes into the damaged index)", errUsage)
+	}
+	t0 := time.Now()
+	rep, err := index.Salvage(ctx, f.dir, out, index.PebbleOptions{})
+	if err != nil {
+		return err
+	}
+	ix, err := (&indexFlags{dir: out}).open(ctx, false)
+	if err != nil {
+		return err
+	}
+	cr, cerr := ix.Check(ctx)
+	ix.Close()
+	check := "ok"
+	if cerr != nil {
+		check = cerr.Error()
+	}
+	if jsonOut {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			Index, Out string
+			Report     index.SalvageReport
+			Check      string
+			Seconds    float64
+		}{f.dir, out, rep, check, time.Since(t0).Seconds()}); err != nil {
+			return err
+		}
+	} else {
+		printRepair(e.stdout, f.dir, out, rep, cr, check)
+	}
+	if cerr != nil {
+		return fmt.Errorf("the new index %s does not check out: %w", out, cerr)
+	}
+	return nil
+}
+
+// printRepair writes the report of index repair.
+func printRepair(w io.Writer, dir, out string, rep index.SalvageReport, cr index.CheckReport, check string) {
+	fmt.Fprintf(w, "index repair %s -> %s: %d documents copied, %d distinct texts", dir, out, rep.Documents, rep.Groups)
+	if rep.Rebuilt > 0 {
+		fmt.Fprintf(w, " (%d made again from their texts)", rep.Rebuilt)
+	}
+	fmt.Fprintln(w)
+	lost := false
+	for _, l := range rep.Logs {
+		lost = true
+		if l.Transactions == 0 && len(l.Added) == 0 {
+			fmt.Fprintf(w, "lost: %s is damaged at offset %d: what it recorded after that point is not in the copy\n", l.File, l.Offset)
+			continue
+		}
+		fmt.Fprintf(w, "lost: write-ahead log %s is damaged at offset %d: the transaction that held the damage and the %d after it (%d documents added, %d removed) are not in the copy\n",
+			l.File, l.Offset, l.Transactions, len(l.Added), len(l.Removed))
+		if len(l.Added) > 0 {
+			fmt.Fprintf(w, "  ids added after the damage: %s\n", someIDs(l.Added))
+		}
+		if len(l.Removed) > 0 {
+			fmt.Fprintf(w, "  ids removed after the damage (present again in the copy if their records were read): %s\n", someIDs(l.Removed))
+		}
+	}
+	if rep.Witnessed > rep.Recorded && rep.Recorded > 0 {
+		lost = true
+		fmt.Fprintf(w, "lost: sequence numbers %d to %d (%d documents at most) were acknowledged (the index's witness file) but have no record\n",
+			rep.Recorded, rep.Witnessed-1, rep.Witnessed-rep.Recorded)
+	}
+	if gone := rep.Counted - rep.Documents - int64(len(rep.Unreadable)+len(rep.UnreadableIDs)); rep.Counted >= 0 && gone > 0 {
+		lost = true
+		fmt.Fprintf(w, "lost: %d documents that the index counted (its counters) have no record: their tables are gone\n", gone)
+	}
+	if n := len(rep.Unreadable); n > 0 {
+		lost = true
+		seqs := make([]string, 0, min(n, 10))
+		for _, s := range rep.Unreadable[:min(n, 10)] {
+			seqs = append(seqs, fmt.Sprint(s))
+		}
+		more := ""
+		if n > 10 {
+			more = ", ..."
+		}
+		fmt.Fprintf(w, "lost: %d documents whose records could not be read (sequence numbers %s%s)\n", n, strings.Join(seqs, ", "), more)
+	}
+	if n := len(rep.UnreadableIDs); n > 0 {
+		lost = true
+		fmt.Fprintf(w, "lost: %d documents whose text or set could not be read: %s\n", n, someIDs(rep.UnreadableIDs))
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if !lost {
+		fmt.Fprintln(w, "nothing lost that the index's files tell of")
+	}
+	fmt.Fprintf(w, "check of %s: %s (%d documents, %d texts shingled again)\n", out, check, cr.Documents, cr.Texts)
+	fmt.Fprintf(w, "next: move %s aside and %s into its place\n", dir, out)
+}
+
+// someIDs lists up to ten ids.
+func someIDs(ids []string) string {
+	q := make([]string, 0, min(len(ids), 10))
+	for _, id := range ids[:min(len(ids), 10)] {
+		q = append(q, strconv.Quote(id))
+	}
+	if len(ids) > 10 {
+		q = append(q, fmt.Sprintf("... %d in all", len(ids)))
+	}
+	return strings.Join(q, ", ")
 }

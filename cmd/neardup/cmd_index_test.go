@@ -154,7 +154,7 @@ func TestIndexCommandErrors(t *testing.T) {
 		{[]string{"index", "create", "--index", ixDir, "--weight", "idf"}, 2, "flag provided but not defined"},
 		{[]string{"index", "create", "--index", ixDir, "--threshold", "0"}, 2, "--threshold 0"},
 		{[]string{"index", "create", "--index", ixDir}, 0, "created"},
-		{[]string{"index", "create", "--index", ixDir}, 1, "id exists"},
+		{[]string{"index", "create", "--index", ixDir}, 1, "holds an index already"},
 		{[]string{"index", "build", "--index", ixDir, "--threshold", "0.7", in}, 1, "threshold 0.7 vs 0.5"},
 		{[]string{"index", "add", "--index", ixDir, in}, 0, "2 documents read, 1 with near-duplicates"},
 		{[]string{"index", "add", "--index", ixDir, in}, 0, "2 not added: id already indexed"},

@@ -35,6 +35,15 @@ index keeps its own parameters: flags given explicitly are checked against
 them. --store keeps the index in Redis instead, shared by several serve
 processes.
 
+Memory: a request body is at most --max-body bytes (a larger
+Content-Length is answered 413 at once, the body unread), and the bodies
+being served at once share --max-in-flight-bytes (8 x --max-body unless
+given): a request takes its body's length before reading it and gives it
+back when it is answered. One that finds no room within a second is
+answered 503 overloaded with Retry-After: 1, for the client to retry.
+What the process holds for requests is a few times that budget (the
+texts' copies and their shingles).
+
 Without --token-file the server listens only on loopback (127.0.0.0/8,
 ::1, localhost); with it, every /v1/ and /metrics request must carry
 "Authorization: Bearer TOKEN". TLS is for a proxy in front.
@@ -58,10 +67,11 @@ type serveFlags struct {
 
 	dir, store, addr, tokenFile string
 	keepTexts                   bool
-	maxBody                     int64
+	maxBody, maxInFlight        int64
 	maxBatch, maxBucket         int
 
 	readHeaderTimeout, readTimeout, writeTimeout, idleTimeout, shutdownTimeout time.Duration
+	log                                                                        *slog.Logger // where the store reports what Pebble meets while serving
 }
 
 func runServe(ctx context.Context, e *env, args []string) error {
@@ -73,6 +83,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the bearer token that requests must carry (needed to listen beyond loopback)")
 	fs.BoolVar(&f.keepTexts, "keep-texts", true, "a new index keeps the documents' texts, so that GET returns them")
 	fs.Int64Var(&f.maxBody, "max-body", server.DefaultMaxBody, "largest request body in bytes")
+	fs.Int64Var(&f.maxInFlight, "max-in-flight-bytes", 0, "most bytes of request bodies served at once; a request that finds no room within a second gets 503 overloaded (0: 8 x --max-body; -1: no limit)")
 	fs.IntVar(&f.maxBatch, "max-batch", server.DefaultMaxBatch, "most documents in one batch request")
 	fs.IntVar(&f.maxBucket, "max-bucket", neardup.DefaultMaxBucket, "most groups one LSH bucket contributes to a search, the most recent (-1: no limit)")
 	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's header")
@@ -103,6 +114,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
+	f.log = log
 	ix, where, isNew, err := f.open(ctx)
 	if err != nil {
 		return err
@@ -127,6 +139,8 @@ func (f *serveFlags) check() error {
 		return fmt.Errorf("%w: --index and --store exclude each other", errUsage)
 	case f.maxBody < 1:
 		return fmt.Errorf("%w: --max-body %d: want a positive number of bytes", errUsage, f.maxBody)
+	case f.maxInFlight < -1:
+		return fmt.Errorf("%w: --max-in-flight-bytes %d: want a positive number of bytes, 0 (8 x --max-body) or -1 (no limit)", errUsage, f.maxInFlight)
 	case f.maxBatch < 1:
 		return fmt.Errorf("%w: --max-batch %d: want a positive number", errUsage, f.maxBatch)
 	case f.maxBucket == 0 || f.maxBucket < -1:
@@ -222,10 +236,7 @@ func (f *serveFlags) open(ctx context.Context) (*index.Index, string, bool, erro
 		st = rs
 	} else {
 		where = f.dir
-		if err := checkIndexDir(f.dir); err != nil {
-			return nil, "", false, err
-		}
-		ps, err := index.OpenPebble(f.dir, index.PebbleOptions{})
+		ps, err := index.OpenPebble(ctx, f.dir, index.PebbleOptions{Logger: f.log})
 		if err != nil {
 			return nil, "", false, err
 		}
@@ -308,32 +319,10 @@ func (f *serveFlags) askedParams(so shingle.Options, have neardup.Params) (neard
 	return pf.Params(so)
 }
 
-// checkIndexDir refuses a directory that holds files but no index: the
-// store would put its files among them.
-func checkIndexDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("--index %s: %w", dir, osReason(err))
-	}
-	if len(entries) == 0 {
-		return nil
-	}
-	for _, e := range entries {
-		n := e.Name()
-		if strings.HasPrefix(n, "MANIFEST-") || strings.HasPrefix(n, "OPTIONS-") || strings.HasPrefix(n, "marker.manifest.") {
-			return nil
-		}
-	}
-	return fmt.Errorf("--index %s: the directory holds other files and no index (give a new or empty directory)", dir)
-}
-
 // serve runs the HTTP server until ctx is done, then shuts it down
 // gracefully; the caller closes the index.
 func serve(ctx context.Context, e *env, f *serveFlags, ix *index.Index, where string, isNew bool, token string, log *slog.Logger) error {
-	srv, err := server.New(ix, server.Options{Token: token, MaxBody: f.maxBody, MaxBatch: f.maxBatch, Logger: log})
+	srv, err := server.New(ix, server.Options{Token: token, MaxBody: f.maxBody, MaxInFlightBytes: f.maxInFlight, MaxBatch: f.maxBatch, Logger: log})
 	if err != nil {
 		return err
 	}

@@ -344,7 +344,7 @@ func TestServeCrashUnsynced(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	open := func(fs vfs.FS, create bool) (*index.Index, *httptest.Server, *client.Client) {
 		t.Helper()
-		st, err := index.OpenPebble("idx", index.PebbleOptions{FS: fs, CacheSize: 8 << 20})
+		st, err := index.OpenPebble(context.Background(), "idx", index.PebbleOptions{FS: fs, CacheSize: 8 << 20})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,7 +88,7 @@ func serveClient(t *testing.T, line, token string) *client.Client {
 // serveReopen opens the index in dir, checks it and returns its documents' ids.
 func serveReopen(t *testing.T, dir string) map[string]bool {
 	t.Helper()
-	st, err := index.OpenPebble(dir, index.PebbleOptions{})
+	st, err := index.OpenPebble(context.Background(), dir, index.PebbleOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,6 +307,47 @@ func TestServeToken(t *testing.T) {
 	}
 }
 
+// --max-body and --max-in-flight-bytes reach the server: a Content-Length
+// over --max-body is answered 413 at once (the body never sent), with the
+// server's timeouts in place; the budget is the flag's, or 8 x --max-body.
+func TestServeBodyLimits(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args   []string
+		budget string
+	}{
+		{[]string{"--max-in-flight-bytes", "10000"}, "10000"},
+		{nil, "32768"},
+		{[]string{"--max-in-flight-bytes", "-1"}, "+Inf"},
+	} {
+		_, line, stop := serveInProcess(t, "", append([]string{"--index", filepath.Join(dir, "idx"), "--max-body", "4096"}, c.args...)...)
+		base := serveListening.FindStringSubmatch(line)[1]
+		resp, err := http.Get(base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := "\nneardup_http_request_body_budget_bytes " + c.budget + "\n"; !strings.Contains(string(b), want) {
+			t.Errorf("%q: metrics lack %q", c.args, want[1:])
+		}
+		conn, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), 2*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(2 * time.Second))
+		fmt.Fprintf(conn, "POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 8192\r\n\r\n")
+		status, err := bufio.NewReader(conn).ReadString('\n')
+		conn.Close()
+		if err != nil || !strings.HasPrefix(status, "HTTP/1.1 413 ") {
+			t.Errorf("%q: a Content-Length over --max-body: %q, %v; want 413 within 2 s", c.args, status, err)
+		}
+		if code, stderr := stop(syscall.SIGTERM); code != 143 {
+			t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+		}
+	}
+}
+
 // --store serves an index in Redis.
 func TestServeRedis(t *testing.T) {
 	rs := redistest.Start(t)
@@ -356,6 +399,7 @@ func TestServeRefusals(t *testing.T) {
 	f(exitUsage, "--index and --store exclude each other", "--index", idx, "--store", "redis://127.0.0.1:1/0")
 	f(exitUsage, "--max-body 0: want a positive", "--index", idx, "--max-body", "0")
 	f(exitUsage, "--max-batch -1: want a positive", "--index", idx, "--max-batch", "-1")
+	f(exitUsage, "--max-in-flight-bytes -2: want a positive number of bytes, 0 (8 x --max-body) or -1 (no limit)", "--index", idx, "--max-in-flight-bytes", "-2")
 	f(exitUsage, "--max-bucket 0: want a positive number, or -1", "--index", idx, "--max-bucket", "0")
 	f(exitUsage, "--write-timeout 0s: want a positive duration", "--index", idx, "--write-timeout", "0")
 	f(exitUsage, "--threshold 1.5: want a number in (0, 1]", "--index", idx, "--threshold", "1.5")
@@ -369,7 +413,7 @@ func TestServeRefusals(t *testing.T) {
 	f(exitError, "holds other files and no index", "--index", other)
 
 	// An existing index: flags given are checked against its parameters.
-	st, err := index.OpenPebble(idx, index.PebbleOptions{})
+	st, err := index.OpenPebble(context.Background(), idx, index.PebbleOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
