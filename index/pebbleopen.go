@@ -375,7 +375,7 @@ func openError(dir string, err error) error {
 	switch {
 	case errors.Is(err, syscall.EAGAIN), errors.Is(err, syscall.EACCES) && strings.Contains(err.Error(), "LOCK"),
 		strings.Contains(err.Error(), "lock held by current process"):
-		return fmt.Errorf("%w: index %s is in use by another process (a neardup serve, or another command, has it open)", ErrInUse, dir)
+		return &inUseError{dir}
 	case errors.As(err, new(*damagedLogError)):
 		var d *damagedLogError
 		errors.As(err, &d)
@@ -389,6 +389,15 @@ func openError(dir string, err error) error {
 	}
 	return fmt.Errorf("open index %s: %w", dir, err)
 }
+
+// inUseError is an index another process has open; it wraps ErrInUse.
+type inUseError struct{ dir string }
+
+func (e *inUseError) Error() string {
+	return fmt.Sprintf("index %s is in use by another process (a neardup serve, or another command, has it open)", e.dir)
+}
+
+func (e *inUseError) Unwrap() error { return ErrInUse }
 
 // isNoSpace reports whether err is a full disk.
 func isNoSpace(err error) bool {

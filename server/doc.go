@@ -64,9 +64,16 @@
 // Every error answer is {"error": {"code", "message"}}; the codes are the
 // Code constants, stable, each with one status: 4xx for every mistake of
 // the client, 500 internal only for faults of the server or its store
-// (logged, never described in the answer), 503 unavailable when the index
-// is closed or does not answer, 503 overloaded when the budget of bodies
-// stays full. A text without shingles is 422 no_shingles: well-formed, but
+// (logged, never described in the answer), 500 corrupt when a record of
+// the index fails its checksum (that request only: the server goes on),
+// 503 unavailable (with Retry-After) when the index is closed or its
+// store does not answer (a Redis server stopped or paused: within the
+// store's time bound, not the outage's length), 503 overloaded when the
+// budget of bodies stays full, 507 no_space (with Retry-After) for a
+// write on a full disk, which changes nothing while reads go on (and, once
+// the write-ahead log itself could not be written, until the server
+// restarts: /readyz then answers 503 and says so). A text without
+// shingles is 422 no_shingles: well-formed, but
 // it can be nobody's near-duplicate. A panic in a handler is recovered,
 // logged with its stack and answered 500 internal (or, if the answer had
 // begun, the connection is aborted).

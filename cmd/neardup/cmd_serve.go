@@ -226,6 +226,7 @@ func (f *serveFlags) open(ctx context.Context) (*index.Index, string, bool, erro
 		if u, err := url.Parse(f.store); err == nil {
 			where = u.Redacted()
 		}
+		redisstore.LogTo(f.log)
 		rs, err := redisstore.Open(ctx, f.store, redisstore.Options{})
 		if err != nil {
 			if errors.Is(err, neardup.ErrOptions) {

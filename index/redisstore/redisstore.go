@@ -120,6 +120,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"slices"
@@ -950,4 +951,17 @@ func (t *tx) DeleteDoc(d index.Doc) error {
 	t.pipe.SRem(t.ctx, t.s.membersKey(d.Group), d.Seq)
 	t.pipe.ZRem(t.ctx, t.s.key("D"), d.Seq)
 	return nil
+}
+
+// LogTo sends what go-redis itself logs (each failed dial, each dropped
+// connection: about twenty lines a connection pool while a server is
+// down) to l at the Debug level, instead of the process's standard error.
+// The failures that matter reach callers as errors. go-redis's logger is
+// one for the whole process: LogTo sets it for every client.
+func LogTo(l *slog.Logger) { redis.SetLogger(slogLogging{l}) }
+
+type slogLogging struct{ l *slog.Logger }
+
+func (s slogLogging) Printf(ctx context.Context, format string, v ...any) {
+	s.l.DebugContext(ctx, "go-redis: "+strings.TrimSpace(fmt.Sprintf(format, v...)))
 }
