@@ -195,6 +195,22 @@ func sniff(br *bufio.Reader) (Format, error) {
 	if b, _ := br.Peek(4); string(b) == "PAR1" {
 		return Parquet, nil
 	}
+	// JSONL is known from its first byte that is not a space: decide on
+	// what has arrived, so that a stream fed a document at a time (a pipe
+	// from a queue) is not held until a whole buffer is read.
+	for n := 1; n <= br.Size(); n = br.Buffered() + 1 {
+		b, err := br.Peek(n)
+		b = bytes.TrimPrefix(b, utf8BOM)
+		if i := bytes.IndexFunc(b, func(r rune) bool { return !isSpace(r) }); i >= 0 {
+			if b[i] == '{' {
+				return JSONL, nil
+			}
+			break
+		}
+		if err != nil {
+			break
+		}
+	}
 	b, err := br.Peek(br.Size())
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return Auto, err

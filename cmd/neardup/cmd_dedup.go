@@ -189,7 +189,7 @@ func dedup(ctx context.Context, e *env, f *dedupFlags, inputs []string, co corpu
 	var early *earlyPairs
 	pr := &progress{src: src}
 	if f.pairs != "" {
-		o.OnPairs = func(res *neardup.Result) { early = startPairs(e, f.pairs, f.pairsCompact, b, res, pr) }
+		o.OnPairs = func(res *neardup.Result) { early = startPairs(ctx, e, f.pairs, f.pairsCompact, b, res, pr) }
 	}
 	b, err := neardup.NewBatch(o)
 	if err != nil {
@@ -214,7 +214,7 @@ func dedup(ctx context.Context, e *env, f *dedupFlags, inputs []string, co corpu
 		return err
 	}
 	tw := time.Now()
-	if err := writeOutputs(e, f, src, co, b, res, early, start, pr); err != nil {
+	if err := writeOutputs(ctx, e, f, src, co, b, res, early, start, pr); err != nil {
 		return err
 	}
 	writeTime := time.Since(tw)

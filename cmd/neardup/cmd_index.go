@@ -372,6 +372,10 @@ func runIndexQuery(ctx context.Context, e *env, args []string) error {
 	return indexAddOrQuery(ctx, e, args, false)
 }
 
+// idleFlush is how long index add and query wait for the next document
+// before they answer what they have read (see indexAddOrQuery).
+const idleFlush = 100 * time.Millisecond
+
 // indexAddOrQuery is index add (insert) and index query (check, or with
 // --add insert the unique ones).
 func indexAddOrQuery(ctx context.Context, e *env, args []string, insert bool) error {
@@ -429,7 +433,7 @@ func indexAddOrQuery(ctx context.Context, e *env, args []string, insert bool) er
 		return fmt.Errorf("%w: --threshold %v is below the index's %v (the index finds pairs at its threshold; ask for more, not less)",
 			errUsage, threshold, ix.Params().Threshold)
 	}
-	po, err := openOutput(e, out)
+	po, err := openOutput(ctx, e, out)
 	if err != nil {
 		return err
 	}
@@ -522,21 +526,55 @@ func indexAddOrQuery(ctx context.Context, e *env, args []string, insert bool) er
 		}
 		return nil
 	}
+	// When the input pauses (a pipe fed as documents arrive), what has
+	// been read is answered, and the answers written out, after idleFlush
+	// without a new document: a timer reset at each document, which a
+	// file or a fast pipe never lets fire. mu orders the timer's flushes
+	// with the reader's.
+	var mu sync.Mutex
+	var idleErr error
+	finished := false
+	idle := time.AfterFunc(time.Hour, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if finished || idleErr != nil {
+			return
+		}
+		if idleErr = flush(); idleErr == nil {
+			if err := po.w.Flush(); err != nil {
+				idleErr = writeErr(po.name, err)
+			}
+		}
+	})
+	idle.Stop()
 	err = readDocs(ctx, e, src, inputs, co, false, func(id string, text []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if idleErr != nil {
+			return idleErr
+		}
 		st.read++
 		items = append(items, index.AddItem{ID: id, Text: append([]byte(nil), text...)})
+		idle.Reset(idleFlush)
 		if len(items) < batch {
 			return nil
 		}
 		return flush()
 	})
+	idle.Stop()
+	mu.Lock()
+	finished = true
+	if err == nil {
+		err = idleErr
+	}
 	if err == nil {
 		err = flush()
 	}
+	mu.Unlock()
 	if err != nil {
 		return err
 	}
-	if err := po.finish(); err != nil {
+	if err := po.finish(ctx); err != nil {
 		return err
 	}
 	stop()

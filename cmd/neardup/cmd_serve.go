@@ -382,5 +382,8 @@ func serve(ctx context.Context, e *env, f *serveFlags, ix *index.Index, where st
 	}
 	<-errc // http.ErrServerClosed
 	log.Info("stopped")
+	if se := stoppedBy(ctx); se != nil {
+		return se // stopped as asked: exit 128 + the signal
+	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,25 +30,40 @@ import (
 )
 
 // pending is an output being written: committed only when every output of
-// the run has been written without error.
+// the run has been written without error (commitAll).
 type pending struct {
-	name   string
-	file   *atomicfile.File // nil for standard output
-	w      *bufio.Writer
-	commit func() error // for directories
-	abort  func()
+	name    string
+	file    *atomicfile.File // nil for standard output
+	w       *bufio.Writer
+	publish func() (undo func() error, err error) // for directories
+	abort   func()
 }
 
-// openOutput starts writing path ("-": standard output).
-func openOutput(e *env, path string) (*pending, error) {
+// openOutput starts writing path ("-": standard output). Once ctx is
+// done, writes fail with its error, so that a writer stops at its next
+// flush.
+func openOutput(ctx context.Context, e *env, path string) (*pending, error) {
 	if path == "-" {
-		return &pending{name: "standard output", w: bufio.NewWriterSize(e.stdout, 1<<16)}, nil
+		return &pending{name: "standard output", w: bufio.NewWriterSize(ctxWriter{ctx, e.stdout}, 1<<16)}, nil
 	}
 	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, namePath("create", path, err)
 	}
-	return &pending{name: path, file: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
+	return &pending{name: path, file: f, w: bufio.NewWriterSize(ctxWriter{ctx, f}, 1<<16)}, nil
+}
+
+// ctxWriter fails every write once ctx is done.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }
 
 // writeErr names the output of a failed write, unless err names a file
@@ -59,17 +75,41 @@ func writeErr(name string, err error) error {
 	return fmt.Errorf("write %s: %w", name, err)
 }
 
-func (p *pending) finish() error {
-	if p.commit != nil {
-		return p.commit()
+// prepare writes out what is buffered and makes the file durable, ready
+// to be published.
+func (p *pending) prepare() error {
+	if p.publish != nil {
+		return nil
 	}
 	if err := p.w.Flush(); err != nil {
 		return writeErr(p.name, err)
 	}
 	if p.file != nil {
-		return p.file.Commit()
+		return p.file.Prepare()
 	}
 	return nil
+}
+
+// publishOut puts a prepared output in place and returns how to take it
+// back (nil for standard output, which cannot be).
+func (p *pending) publishOut() (undo func() error, done func() error, err error) {
+	if p.publish != nil {
+		undo, err := p.publish()
+		return undo, func() error { return nil }, err
+	}
+	if p.file == nil {
+		return nil, func() error { return nil }, nil
+	}
+	pub, err := p.file.Publish()
+	if err != nil {
+		return nil, nil, err
+	}
+	return pub.Undo, pub.Done, nil
+}
+
+// finish commits one output on its own.
+func (p *pending) finish(ctx context.Context) error {
+	return commitAll(ctx, []*pending{p})
 }
 
 func (p *pending) discard() {
@@ -79,6 +119,70 @@ func (p *pending) discard() {
 	if p.file != nil {
 		p.file.Abort()
 	}
+}
+
+// beforePublish, when not nil, is called before the i-th output is put in
+// place (tests stop the run there).
+var beforePublish func(i int)
+
+// commitAll puts every output in place, or none: each is made durable,
+// then they are renamed over their paths one after the other, each
+// predecessor kept aside; if one fails, or ctx is done (a signal) before
+// the last is in place, those already in place are taken back and the
+// files that were there before are restored. Once every output is in
+// place the run is done: a signal after that changes nothing. Standard
+// output, written as it goes, cannot be taken back.
+func commitAll(ctx context.Context, outs []*pending) (err error) {
+	next := 0 // outs[next:] are not in place
+	defer func() {
+		if err != nil {
+			for _, p := range outs[next:] {
+				p.discard()
+			}
+		}
+	}()
+	for _, p := range outs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := p.prepare(); err != nil {
+			return err
+		}
+	}
+	var undos, dones []func() error
+	takeBack := func() {
+		for i := len(undos) - 1; i >= 0; i-- {
+			if undos[i] != nil {
+				undos[i]()
+			}
+		}
+	}
+	for i, p := range outs {
+		if beforePublish != nil {
+			beforePublish(i)
+		}
+		if err := ctx.Err(); err != nil {
+			takeBack()
+			return err
+		}
+		undo, done, err := p.publishOut()
+		next = i + 1
+		if err != nil {
+			takeBack()
+			return err
+		}
+		undos, dones = append(undos, undo), append(dones, done)
+	}
+	if err := ctx.Err(); err != nil {
+		takeBack()
+		return err
+	}
+	for _, done := range dones {
+		if err := done(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // earlyPairs is the pairs file being written while Run builds the
@@ -98,8 +202,8 @@ type written struct {
 
 // startPairs starts writing the pairs of res to path on a goroutine of its
 // own (see writePairs).
-func startPairs(e *env, path string, compact bool, b *neardup.Batch, res *neardup.Result, pr *progress) *earlyPairs {
-	out, err := openOutput(e, path)
+func startPairs(ctx context.Context, e *env, path string, compact bool, b *neardup.Batch, res *neardup.Result, pr *progress) *earlyPairs {
+	out, err := openOutput(ctx, e, path)
 	if err != nil {
 		return &earlyPairs{err: err}
 	}
@@ -138,7 +242,7 @@ func (ep *earlyPairs) discard() {
 // renames them all; on any error none is renamed. early is the pairs file
 // if it is being written already (nil otherwise). start is when the run
 // began, for the report's timing; pr shows how the writing goes.
-func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *neardup.Batch, res *neardup.Result, early *earlyPairs, start time.Time, pr *progress) (err error) {
+func writeOutputs(ctx context.Context, e *env, f *dedupFlags, src *source, co corpus.Options, b *neardup.Batch, res *neardup.Result, early *earlyPairs, start time.Time, pr *progress) (err error) {
 	began := time.Now()
 	var outs []*pending
 	defer func() {
@@ -152,7 +256,7 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 		}
 	}()
 	open := func(path string) (*pending, error) {
-		p, err := openOutput(e, path)
+		p, err := openOutput(ctx, e, path)
 		if err == nil {
 			outs = append(outs, p)
 		}
@@ -220,7 +324,7 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 	}
 	if f.output != "" {
 		pr.set("writing the deduplicated corpus", int64(len(res.Dup)))
-		p, err := writeCorpus(e, f.output, src, co, res, pr)
+		p, err := writeCorpus(ctx, e, f.output, src, co, res, pr)
 		if p != nil {
 			outs = append(outs, p)
 		}
@@ -248,16 +352,10 @@ func writeOutputs(e *env, f *dedupFlags, src *source, co corpus.Options, b *near
 			return writeErr(p.name, err)
 		}
 	}
-	for i, p := range outs {
-		if err := p.finish(); err != nil {
-			for _, q := range outs[i+1:] {
-				q.discard()
-			}
-			outs = nil
-			return err
-		}
-	}
-	return nil
+	// commitAll discards what it does not put in place.
+	all := outs
+	outs = nil
+	return commitAll(ctx, all)
 }
 
 // writePairs writes id_a, id_b, jaccard, and with --refine edit a fourth
@@ -615,7 +713,7 @@ func writeClusters(w *bufio.Writer, b *neardup.Batch, res *neardup.Result) error
 }
 
 // writeCorpus writes the inputs without their duplicates.
-func writeCorpus(e *env, path string, src *source, co corpus.Options, res *neardup.Result, pr *progress) (*pending, error) {
+func writeCorpus(ctx context.Context, e *env, path string, src *source, co corpus.Options, res *neardup.Result, pr *progress) (*pending, error) {
 	// dropped[file] lists the record numbers to leave out, ascending.
 	dropped := make([][]int32, len(src.inputs))
 	for d, dup := range res.Dup {
@@ -629,6 +727,9 @@ func writeCorpus(e *env, path string, src *source, co corpus.Options, res *neard
 		_, found := slices.BinarySearch(dropped[file], int32(num))
 		return !found
 	}
+	// A directory's files are copied by corpus.FilterDir: once ctx is
+	// done, the rest are skipped.
+	keepFile := func(num int) bool { return ctx.Err() == nil && keep(0, num) }
 	co.Format = src.format
 	if src.format == corpus.Dir {
 		if len(src.inputs) != 1 {
@@ -643,22 +744,26 @@ func writeCorpus(e *env, path string, src *source, co corpus.Options, res *neard
 		tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp"+strconv.Itoa(os.Getpid()))
 		os.RemoveAll(tmp)
 		p := &pending{name: path,
-			commit: func() error {
+			publish: func() (func() error, error) {
 				if err := os.Rename(tmp, path); err != nil {
 					os.RemoveAll(tmp)
-					return fmt.Errorf("write %s: %w", path, err)
+					return nil, fmt.Errorf("write %s: %w", path, err)
 				}
-				return nil
+				return func() error { return os.RemoveAll(path) }, nil
 			},
 			abort: func() { os.RemoveAll(tmp) },
 		}
-		if err := corpus.FilterDir(tmp, src.inputs[0], func(num int) bool { return keep(0, num) }); err != nil {
+		err := corpus.FilterDir(tmp, src.inputs[0], keepFile)
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
 			os.RemoveAll(tmp)
 			return nil, fmt.Errorf("write %s: %w", path, err)
 		}
 		return p, nil
 	}
-	p, err := openOutput(e, path)
+	p, err := openOutput(ctx, e, path)
 	if err != nil {
 		return nil, err
 	}

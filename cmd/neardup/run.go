@@ -140,10 +140,13 @@ func unknownCommand(name string) error {
 
 // exitCode prints err, if any, and returns the exit code of command name.
 func exitCode(ctx context.Context, stderr io.Writer, name string, err error) int {
-	if se := stoppedBy(ctx); se != nil {
-		// The command has returned, its temporary files removed; say so
-		// only if it did not finish anyway.
-		if err != nil {
+	if se := stoppedBy(ctx); se != nil && err != nil {
+		// The command has returned, its temporary files removed and the
+		// outputs that were there before left as they were. A command
+		// that finished anyway (its outputs all in place before the
+		// signal was seen) exits as it would have: 130 or 143 always
+		// means that nothing was changed.
+		if !errors.As(err, new(*signalError)) { // a server stopped as asked says nothing
 			fmt.Fprintf(stderr, "neardup %s: %v\n", name, se)
 		}
 		return se.exitCode()

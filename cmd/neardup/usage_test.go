@@ -234,7 +234,7 @@ func TestCLIDedupOutputChecks(t *testing.T) {
 // openOutput names the user's path, not its temporary file.
 func TestCLIOpenOutputNamesPath(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "nope", "pairs.tsv")
-	_, err := openOutput(&env{}, p)
+	_, err := openOutput(context.Background(), &env{}, p)
 	if err == nil || !strings.HasPrefix(err.Error(), "create "+p+": ") || strings.Contains(err.Error(), ".tmp") || !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("openOutput(%s) = %v", p, err)
 	}

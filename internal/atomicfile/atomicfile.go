@@ -28,9 +28,10 @@ import (
 // through the embedded *os.File's other methods are not counted.
 type File struct {
 	*os.File
-	path   string
-	done   bool
-	direct bool // path is not a regular file: written in place
+	path     string
+	done     bool
+	prepared bool
+	direct   bool // path is not a regular file: written in place
 
 	written, started int64 // bytes written, and those whose write-back was started
 }
@@ -112,20 +113,27 @@ func (f *File) dest(err error) error {
 	return err
 }
 
-// Commit flushes the data to disk, renames it to the target path (mode
-// 0644) and syncs the target's directory so that the rename survives a
-// crash. When Commit fails before the rename, the temporary file is removed
-// and the target is unchanged. A failure to sync the directory is returned
-// after the rename, with the new content in place but perhaps not durable,
-// except that a file system that cannot sync directories (EINVAL, ENOTSUP,
-// as some network and FUSE file systems answer) is not an error; Windows is
-// not synced. Errors name
-// the target path. Commit after Commit or Abort is an error.
+// Commit makes the file durable and renames it over the path: Prepare,
+// Publish and Published.Done in one step.
 func (f *File) Commit() error {
-	if f.done {
+	if err := f.Prepare(); err != nil {
+		return err
+	}
+	p, err := f.Publish()
+	if err != nil {
+		return err
+	}
+	return p.Done()
+}
+
+// Prepare makes the file durable (fsync) and closes it, ready for
+// Publish; nothing appears at the path yet. After an error the temporary
+// file is removed.
+func (f *File) Prepare() error {
+	if f.done || f.prepared {
 		return fmt.Errorf("commit %s: already finished", f.path)
 	}
-	f.done = true
+	f.prepared = true
 	if f.direct {
 		if err := f.File.Close(); err != nil {
 			return fmt.Errorf("write %s: %w", f.path, pathless(err))
@@ -134,6 +142,7 @@ func (f *File) Commit() error {
 	}
 	tmp := f.File.Name()
 	fail := func(err error) error {
+		f.done = true
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", f.path, pathless(err))
 	}
@@ -148,13 +157,91 @@ func (f *File) Commit() error {
 	if err := os.Chmod(tmp, 0o644); err != nil {
 		return fail(err)
 	}
-	if err := os.Rename(tmp, f.path); err != nil {
-		return fail(err)
+	return nil
+}
+
+// Published is a file renamed into place whose predecessor is kept
+// aside (a hard link beside it) until Done, so that Undo can put it
+// back: several files published one after the other can be taken back
+// together when a later one fails or the run is stopped.
+type Published struct {
+	path, tmp, backup string // backup: "" when there was no file at path
+	direct            bool
+}
+
+// Publish renames the prepared file over its path, keeping the file that
+// was there aside until Done or Undo. After an error nothing changed at
+// the path and the temporary file is removed.
+func (f *File) Publish() (*Published, error) {
+	if !f.prepared || f.done {
+		return nil, fmt.Errorf("publish %s: not prepared, or finished", f.path)
 	}
-	if err := syncDirHook(filepath.Dir(f.path)); err != nil {
-		return fmt.Errorf("write %s: sync directory: %w", f.path, pathless(err))
+	f.done = true
+	if f.direct {
+		return &Published{path: f.path, direct: true}, nil
+	}
+	tmp := f.File.Name()
+	p := &Published{path: f.path, tmp: tmp}
+	if fi, err := os.Lstat(f.path); err == nil && fi.Mode().IsRegular() {
+		dir, base := filepath.Split(f.path)
+		if dir == "" {
+			dir = "."
+		}
+		for i := 0; ; i++ {
+			b := filepath.Join(dir, fmt.Sprintf(".%s.old%d-%d", base, os.Getpid(), i))
+			err := os.Link(f.path, b)
+			if err == nil {
+				p.backup = b
+				break
+			}
+			if !errors.Is(err, os.ErrExist) || i == 100 {
+				os.Remove(tmp)
+				return nil, fmt.Errorf("write %s: keep the previous file aside: %w", f.path, pathless(err))
+			}
+		}
+	}
+	if err := os.Rename(tmp, f.path); err != nil {
+		if p.backup != "" {
+			os.Remove(p.backup)
+		}
+		os.Remove(tmp)
+		return nil, fmt.Errorf("write %s: %w", f.path, pathless(err))
+	}
+	return p, nil
+}
+
+// Done removes the predecessor kept aside and makes the rename durable
+// by syncing the directory.
+func (p *Published) Done() error {
+	if p.direct {
+		return nil
+	}
+	if p.backup != "" {
+		os.Remove(p.backup)
+	}
+	if err := syncDirHook(filepath.Dir(p.path)); err != nil {
+		return fmt.Errorf("write %s: sync directory: %w", p.path, pathless(err))
 	}
 	return nil
+}
+
+// Undo puts back the file that was at the path before Publish (or
+// removes the published one when there was none). A file written in
+// place (not a regular file) cannot be taken back.
+func (p *Published) Undo() error {
+	if p.direct {
+		return nil
+	}
+	var err error
+	if p.backup != "" {
+		err = os.Rename(p.backup, p.path)
+	} else {
+		err = os.Remove(p.path)
+	}
+	if err != nil {
+		return fmt.Errorf("restore %s: %w", p.path, pathless(err))
+	}
+	return unsupportedOK(syncDirHook(filepath.Dir(p.path)))
 }
 
 // Abort discards the data. It is safe to call after Commit (it does nothing then).

@@ -246,3 +246,56 @@ func TestWriteback(t *testing.T) {
 		t.Errorf("write-backs end at %d of %d bytes", at, total)
 	}
 }
+
+// Files published one after the other are taken back together: Undo
+// puts the previous file back, or removes a new one; Done leaves the new
+// files and nothing else.
+func TestPublishUndo(t *testing.T) {
+	for _, undo := range []bool{true, false} {
+		dir := t.TempDir()
+		old := filepath.Join(dir, "old.txt")
+		if err := os.WriteFile(old, []byte("OLD RESULT"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var pubs []*Published
+		for _, name := range []string{"old.txt", "new.txt"} {
+			f, err := Create(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString("NEW " + name)
+			if err := f.Prepare(); err != nil {
+				t.Fatal(err)
+			}
+			p, err := f.Publish()
+			if err != nil {
+				t.Fatal(err)
+			}
+			pubs = append(pubs, p)
+		}
+		if b, _ := os.ReadFile(old); string(b) != "NEW old.txt" {
+			t.Fatalf("published: %q", b)
+		}
+		for _, p := range pubs {
+			var err error
+			if undo {
+				err = p.Undo()
+			} else {
+				err = p.Done()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, _ := os.ReadFile(old)
+		_, errNew := os.Stat(filepath.Join(dir, "new.txt"))
+		names, _ := os.ReadDir(dir)
+		if undo {
+			if string(b) != "OLD RESULT" || !errors.Is(errNew, os.ErrNotExist) || len(names) != 1 {
+				t.Fatalf("undone: old %q, new %v, files %v", b, errNew, names)
+			}
+		} else if string(b) != "NEW old.txt" || errNew != nil || len(names) != 2 {
+			t.Fatalf("done: old %q, new %v, files %v", b, errNew, names)
+		}
+	}
+}
