@@ -47,7 +47,10 @@ func newJSONLSrc(r *Reader, ls *lineSrc, o Options) *jsonlSrc {
 	return j
 }
 
-// see adds the names of o's fields to j.seen.
+// see adds the names of o's fields to j.seen. Called only while a field
+// is looked for, it is kept out of next's body.
+//
+//go:noinline
 func (j *jsonlSrc) see(o *fastjson.Object) {
 	o.Visit(func(k []byte, _ *fastjson.Value) {
 		for _, s := range j.seen {
