@@ -21,7 +21,12 @@
 // null or absent; a record with none of them is ErrMissingField (with
 // SkipBad it is skipped, but an input none of whose records has one ends
 // with ErrMissingField). The id is the IDField ("id" by default) as string
-// or JSON text, "" when absent.
+// or JSON text, "" when absent. An IDField given explicitly must be in the
+// input: when none of the first 1000 records has it (IDProbeRecords), or
+// none at all of a shorter input, reading ends with ErrMissingField, whose
+// message lists the fields of the records seen. Records that lack it while
+// others have it get the id "" (Reader.NoID counts them). The errors about
+// missing text fields list the fields seen too.
 //
 // CSV is strict (encoding/csv); a malformed row costs itself only, see
 // Options.SkipBad. TSV accepts CSV-style quoted fields but reads a field with
@@ -40,7 +45,17 @@
 // Dir: files whose content is gzip or zstd are decompressed. Binary files,
 // whose (decompressed) content has a NUL byte in its first 8 KiB as git and
 // ripgrep judge, are skipped and counted (Reader.SkippedBinary) unless
-// Options.IncludeBinary; they keep their record number.
+// Options.IncludeBinary; they keep their record number. A text input
+// (standard input or a file, whether the format was given, detected or
+// sniffed) whose content is binary by the same test is refused at Open with
+// ErrBinary unless Options.IncludeBinary.
+//
+// A compressed stream that ends early is an error naming the file and the
+// line it cuts, "truncated gzip stream (unexpected EOF)" (wrapping
+// io.ErrUnexpectedEOF); the cut line is not returned as a record.
+//
+// Standard input ("-" for Open and NewReader) is named "standard input" in
+// errors.
 package corpus
 
 import (
@@ -84,7 +99,17 @@ var (
 	// ErrFormatMismatch: an output name's extension names another format
 	// than the one the output is written in (CheckOutputName).
 	ErrFormatMismatch = errors.New("output format mismatch")
+	// ErrBinary: a text input's content is binary (a NUL byte in its first
+	// 8 KiB) and Options.IncludeBinary is not set.
+	ErrBinary = errors.New("binary content")
 )
+
+// IDProbeRecords is how many JSONL records are read, at most, looking for
+// an explicit Options.IDField before the input is taken to have none.
+const IDProbeRecords = 1000
+
+// stdinName names standard input in errors.
+const stdinName = "standard input"
 
 // ParseFormat parses auto|text|jsonl|csv|tsv|parquet|dir (case-insensitive).
 func ParseFormat(s string) (Format, error) {
@@ -183,13 +208,15 @@ func CheckOutputName(path string, input Format) error {
 type Options struct {
 	Format     Format
 	TextFields []string // joined by one space; nil: "text"; an error for text and Dir inputs
-	IDField    string   // "": "id" when the file has it, else records are numbered; an error for text and Dir inputs
+	IDField    string   // "": "id" when the file has it, else records are numbered; an error for text and Dir inputs; given, it must be in the input (JSONL: see the package doc)
 	SkipBad    bool     // skip malformed records (counted) instead of failing
 
 	// IncludeBinary makes a Dir input read binary files (a NUL byte in the
-	// first 8 KiB of the decompressed content) as documents. By default
-	// they are skipped and counted by Reader.SkippedBinary. Other formats
-	// ignore it.
+	// first 8 KiB of the decompressed content) as documents, and a text
+	// input whose content is binary read as text. By default such files
+	// of a Dir input are skipped and counted by Reader.SkippedBinary, and
+	// a binary text input is refused with ErrBinary. Other formats ignore
+	// it.
 	IncludeBinary bool
 }
 
@@ -251,6 +278,7 @@ type Reader struct {
 	skipped int
 	// skippedBinary counts the binary files a Dir input skipped.
 	skippedBinary int
+	noID          int   // records with an empty id although Options.IDField was given
 	bom           bool  // a UTF-8 byte order mark was dropped at the start
 	sniffed       bool  // the format was sniffed from the content
 	err           error // sticky error (io.EOF after the end)
@@ -290,7 +318,7 @@ func (b badRecord) Error() string { return b.e.Error() }
 func Open(path string, o Options) (*Reader, error) {
 	r := &Reader{name: path, opts: o, skipBad: o.SkipBad}
 	if path == "-" {
-		r.name = "<stdin>"
+		r.name = stdinName
 	}
 	if err := r.open(path, o); err != nil {
 		r.Close()
@@ -303,12 +331,16 @@ func Open(path string, o Options) (*Reader, error) {
 	return r, nil
 }
 
-// NewReader reads the input in, which is named name in errors. With Format
-// Auto the format is detected from name's extension as Detect does, and when
-// that fails it is sniffed as Open sniffs standard input. Compressed content is
-// recognised by its magic bytes. Dir is not supported. Close does not close in.
+// NewReader reads the input in, which is named name in errors ("-" is
+// standard input, named so). With Format Auto the format is detected from
+// name's extension as Detect does, and when that fails it is sniffed as Open
+// sniffs standard input. Compressed content is recognised by its magic
+// bytes. Dir is not supported. Close does not close in.
 func NewReader(in io.Reader, name string, o Options) (*Reader, error) {
 	r := &Reader{name: name, opts: o, skipBad: o.SkipBad}
+	if name == "-" {
+		r.name = stdinName
+	}
 	f := o.Format
 	if f == Auto && name != "" && name != "-" {
 		if d, err := Detect(name); err == nil && d != Dir {
@@ -325,7 +357,7 @@ func NewReader(in io.Reader, name string, o Options) (*Reader, error) {
 		r.Close()
 		var e *Error
 		if !errors.As(err, &e) {
-			err = &Error{File: name, Err: err}
+			err = &Error{File: r.name, Err: err}
 		}
 		return nil, err
 	}
@@ -349,6 +381,9 @@ func (r *Reader) Next() (*Record, error) {
 	for {
 		err := r.src.next(&r.rec)
 		if err == nil {
+			if r.rec.ID == "" && r.opts.IDField != "" {
+				r.noID++
+			}
 			return &r.rec, nil
 		}
 		if b, ok := err.(badRecord); ok {
@@ -403,6 +438,12 @@ func (r *Reader) SkipTo(num int) error {
 
 // Skipped returns how many bad records SkipBad skipped so far.
 func (r *Reader) Skipped() int { return r.skipped }
+
+// NoID returns how many of the records read so far have an empty id
+// although Options.IDField was given: the field absent (JSONL), null or
+// empty. A caller that numbers such records may want to say so. It is 0
+// without an explicit IDField.
+func (r *Reader) NoID() int { return r.noID }
 
 // SkippedBinary returns how many binary files a Dir input skipped so far
 // (see Options.IncludeBinary); 0 for other formats. They are not counted by

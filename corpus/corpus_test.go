@@ -796,8 +796,12 @@ func TestDirBinary(t *testing.T) {
 		t.Errorf("FilterDir copied a dropped file: %v", err)
 	}
 
-	// Other formats never count binary files.
-	r, err = Open(write(t, dir, "nul.txt", []byte("a\x00b\n")), Options{})
+	// Other formats never count binary files; a binary text input is
+	// refused, unless IncludeBinary.
+	nul := write(t, dir, "nul.txt", []byte("a\x00b\n"))
+	_, err = Open(nul, Options{})
+	wantErr(t, err, ErrBinary, nul, "NUL byte", "--include-binary")
+	r, err = Open(nul, Options{IncludeBinary: true})
 	if err != nil {
 		t.Fatal(err)
 	}

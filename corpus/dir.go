@@ -115,18 +115,22 @@ func (d *dirSrc) read(path string) ([]byte, error) {
 			d.gz = new(gzip.Reader)
 		}
 		if err := d.gz.Reset(bytes.NewReader(d.buf)); err != nil {
-			return nil, err
+			return nil, decompressError("gzip", err)
 		}
-		d.dec, err = readAll(d.dec[:0], d.gz)
-		return d.dec, err
+		if d.dec, err = readAll(d.dec[:0], d.gz); err != nil {
+			return nil, decompressError("gzip", err)
+		}
+		return d.dec, nil
 	case bytes.HasPrefix(d.buf, zstdMagic):
 		if d.zd == nil {
 			if d.zd, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1)); err != nil {
 				return nil, err
 			}
 		}
-		d.dec, err = d.zd.DecodeAll(d.buf, d.dec[:0])
-		return d.dec, err
+		if d.dec, err = d.zd.DecodeAll(d.buf, d.dec[:0]); err != nil {
+			return nil, decompressError("zstd", err)
+		}
+		return d.dec, nil
 	}
 	return d.buf, nil
 }

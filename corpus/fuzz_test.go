@@ -161,13 +161,24 @@ func fuzzRoundTrip(t *testing.T, data []byte, o Options) {
 }
 
 func FuzzText(f *testing.F) {
-	for _, s := range []string{"", "\n", "a\nb", "a\r\nb\r\n", "\xef\xbb\xbfx\n", "\r", "\xff\n\n", "\x1f\x8b"} {
+	for _, s := range []string{"", "\n", "a\nb", "a\r\nb\r\n", "\xef\xbb\xbfx\n", "\r", "\xff\n\n", "\x1f\x8b",
+		"a\x00b\n", "\xff\xfeh\x00i\x00\n\x00", "\x7fELF\x02\x01\x01\x00\x00\n"} {
 		f.Add([]byte(s))
 	}
+	long := bytes.Repeat([]byte("a line of text\n"), 1000)
+	for _, c := range [][]byte{gz(f, long), zst(f, long)} {
+		f.Add(c[:len(c)/2]) // truncated
+	}
+	f.Add(gz(f, []byte("a\x00b\n")))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		recs, skipped, ok := fuzzRead(t, data, Options{Format: Text})
+		// Binary content is refused unless IncludeBinary.
+		fuzzRead(t, data, Options{Format: Text})
+		recs, skipped, ok := fuzzRead(t, data, Options{Format: Text, IncludeBinary: true})
 		if bytes.HasPrefix(data, gzipMagic) || bytes.HasPrefix(data, zstdMagic) {
 			return
+		}
+		if _, err := NewReader(bytes.NewReader(data), "fuzz", Options{Format: Text}); isBinary(data) != errors.Is(err, ErrBinary) {
+			t.Fatalf("binary %v, error %v", isBinary(data), err)
 		}
 		if !ok || skipped != 0 {
 			t.Fatalf("plain text failed")
@@ -189,7 +200,7 @@ func FuzzText(f *testing.F) {
 				t.Fatalf("got %v, want %v", recs[i], want[i])
 			}
 		}
-		fuzzRoundTrip(t, data, Options{Format: Text})
+		fuzzRoundTrip(t, data, Options{Format: Text, IncludeBinary: true})
 	})
 }
 
@@ -200,19 +211,31 @@ func FuzzJSONL(f *testing.F) {
 		`{"text":"unterminated`, `[1]`, `{"text":"a"} x`, "\xef\xbb\xbf{\"text\":\"\xff\"}\r\n",
 		`{"title":"t","body":"b"}`, `{"text":"a\ud800b"}`, `{"text":{"text":"deep"}}`,
 		"\n" + `{"text":"a"}` + "\n \r\n" + `{"text":"b"}` + "\nbad\n\n" + `{"text":"c"}`,
+		// Explicit id fields: in no record, in some, null, under another case.
+		`{"text":"a"}` + "\n" + `{"id":"x","text":"b"}`, `{"ID":1,"text":"a","title":"t"}`,
+		`{"key":null,"text":"a"}` + "\n" + `{"key":"k","title":"b"}` + "\n" + `{"text":"c"}`,
+		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"q":17,"r":18,"s":19,"t":20,"u":21,"text":"x"}`,
+		`{"te\u0078t":"escaped key","\u0069d":"i"}`,
 	} {
 		f.Add([]byte(s))
+	}
+	long := bytes.Repeat([]byte(`{"id":"x","text":"a document"}`+"\n"), 1000)
+	for _, c := range [][]byte{gz(f, long), zst(f, long)} {
+		f.Add(c[:len(c)/2]) // truncated
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, o := range []Options{
 			{Format: JSONL},
 			{Format: JSONL, SkipBad: true},
 			{Format: JSONL, TextFields: []string{"title", "body"}, IDField: "key"},
+			{Format: JSONL, IDField: "id"},
+			{Format: JSONL, TextFields: []string{"title", "text"}, IDField: "key", SkipBad: true},
 		} {
 			fuzzRead(t, data, o)
 		}
 		fuzzRoundTrip(t, data, Options{Format: JSONL})
 		fuzzRoundTrip(t, data, Options{Format: JSONL, TextFields: []string{"title", "text"}})
+		fuzzRoundTrip(t, data, Options{Format: JSONL, IDField: "id"})
 	})
 }
 

@@ -96,6 +96,12 @@ func (r *Reader) openStream(in io.Reader, f Format) error {
 		if err := r.noFields("text input"); err != nil {
 			return err
 		}
+		if !r.opts.IncludeBinary {
+			// A read error here is reported by the first Next.
+			if b, _ := br.Peek(binarySniffLen); isBinary(b) {
+				return binaryError(b)
+			}
+		}
 	}
 	if f == Parquet {
 		return r.spoolParquet(br)
@@ -142,6 +148,16 @@ func (r *Reader) noFields(what string) error {
 	return fmt.Errorf("%w: %s has no fields, but %s was named%s", ErrNoFields, what, strings.Join(named, " and "), how)
 }
 
+// binaryError is the error for a text input whose content starts with b,
+// which isBinary.
+func binaryError(b []byte) error {
+	hint := ""
+	if bytes.HasPrefix(b, []byte{0xff, 0xfe}) || bytes.HasPrefix(b, []byte{0xfe, 0xff}) {
+		hint = " (UTF-16 text? convert it to UTF-8)"
+	}
+	return fmt.Errorf("%w (a NUL byte in its first 8 KiB) is not read as text%s; --include-binary reads it anyway", ErrBinary, hint)
+}
+
 // unwrapPath drops the *fs.PathError around err: the *Error names the file.
 func unwrapPath(err error) error {
 	var pe *fs.PathError
@@ -163,19 +179,49 @@ func (r *Reader) decompress(in io.Reader) (*bufio.Reader, error) {
 	case bytes.HasPrefix(magic, gzipMagic):
 		zr, err := gzip.NewReader(raw)
 		if err != nil {
-			return nil, fmt.Errorf("gzip: %w", err)
+			return nil, decompressError("gzip", err)
 		}
 		r.closers = append(r.closers, zr.Close)
-		return bufio.NewReaderSize(zr, lineBufSize), nil
+		return bufio.NewReaderSize(&namedErrs{zr, "gzip"}, lineBufSize), nil
 	case bytes.HasPrefix(magic, zstdMagic):
 		zr, err := zstd.NewReader(raw, zstd.WithDecoderConcurrency(1))
 		if err != nil {
-			return nil, fmt.Errorf("zstd: %w", err)
+			return nil, decompressError("zstd", err)
 		}
 		r.closers = append(r.closers, func() error { zr.Close(); return nil })
-		return bufio.NewReaderSize(zr, lineBufSize), nil
+		return bufio.NewReaderSize(&namedErrs{zr, "zstd"}, lineBufSize), nil
 	}
 	return raw, nil
+}
+
+// namedErrs passes on the reads of a decompressor, its errors named by
+// decompressError.
+type namedErrs struct {
+	r    io.Reader
+	name string // "gzip" or "zstd"
+}
+
+func (n *namedErrs) Read(p []byte) (int, error) {
+	k, err := n.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = decompressError(n.name, err)
+	}
+	return k, err
+}
+
+// decompressError says what err, from a name ("gzip", "zstd")
+// decompressor, means: a stream that ends early is "truncated gzip stream
+// (unexpected EOF)", wrapping io.ErrUnexpectedEOF; other errors are
+// prefixed with the name unless they already are.
+func decompressError(name string, err error) error {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
+		// io.EOF: the header itself is missing (gzip.NewReader).
+		return fmt.Errorf("truncated %s stream (%w)", name, io.ErrUnexpectedEOF)
+	case strings.HasPrefix(err.Error(), name+":"):
+		return err
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // sniffRecords is how many data records sniffDelimited checks at most.
@@ -288,7 +334,7 @@ func sniffDelimited(b []byte, complete, tsv bool) (n int, ok bool) {
 			starts = append(starts, i+1)
 		}
 	}
-	r := &Reader{name: "<stdin>"}
+	r := &Reader{name: stdinName}
 	ls := &lineSrc{br: bufio.NewReader(bytes.NewReader(b))}
 	d, err := newDelimSrc(r, ls, tsv)
 	if err != nil || d.header == nil || len(d.header) < 2 || (!complete && d.headerAhead) {
@@ -356,6 +402,9 @@ func (s *lineSrc) next() ([]byte, int, error) {
 		return b, s.pendLine - 1, nil
 	}
 	if s.err != nil {
+		if s.err != io.EOF {
+			return nil, s.n + 1, s.err
+		}
 		return nil, s.n, s.err
 	}
 	b, err := s.br.ReadSlice('\n')
@@ -369,14 +418,15 @@ func (s *lineSrc) next() ([]byte, int, error) {
 		b = s.long
 	}
 	if err != nil {
+		s.err = err
 		if err != io.EOF {
-			// Hand back what was read; report the error on the next call.
-			s.err = err
-		} else {
-			s.err = io.EOF
+			// The line is cut by the error (a truncated compressed
+			// stream, an I/O error): report the error, at the line
+			// it cuts, rather than hand back a part of the line.
+			return nil, s.n + 1, err
 		}
 		if len(b) == 0 {
-			return nil, s.n, s.err
+			return nil, s.n, io.EOF
 		}
 	}
 	s.n++

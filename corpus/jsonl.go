@@ -18,11 +18,26 @@ type jsonlSrc struct {
 	text    []byte
 	found   bool // a record had a text field
 	missing int  // records without any text field
+
+	// An explicit id field (Options.IDField) is looked for until a record
+	// has it: when the first IDProbeRecords records (or all, if fewer)
+	// have not, the input has none and reading ends with an error.
+	checkID bool // the id field was given and no record has had it yet
+	noID    int  // records read without it while checkID
+
+	// seen are the field names of the records read while a field was
+	// looked for (checkID, or no record has had a text field yet), in the
+	// order met, for the errors; at most maxSeenFields.
+	seen     []string
+	seenMore bool // more names than seen holds
 	rawSpan
 }
 
+// maxSeenFields is how many field names the errors of jsonlSrc list.
+const maxSeenFields = 20
+
 func newJSONLSrc(r *Reader, ls *lineSrc, o Options) *jsonlSrc {
-	j := &jsonlSrc{r: r, ls: ls, fields: o.TextFields, idField: o.IDField}
+	j := &jsonlSrc{r: r, ls: ls, fields: o.TextFields, idField: o.IDField, checkID: o.IDField != ""}
 	if len(j.fields) == 0 {
 		j.fields = []string{"text"}
 	}
@@ -30,6 +45,48 @@ func newJSONLSrc(r *Reader, ls *lineSrc, o Options) *jsonlSrc {
 		j.idField = "id"
 	}
 	return j
+}
+
+// see adds the names of o's fields to j.seen. Called only while a field
+// is looked for, it is kept out of next's body.
+//
+//go:noinline
+func (j *jsonlSrc) see(o *fastjson.Object) {
+	o.Visit(func(k []byte, _ *fastjson.Value) {
+		for _, s := range j.seen {
+			if s == string(k) {
+				return
+			}
+		}
+		if len(j.seen) == maxSeenFields {
+			j.seenMore = true
+			return
+		}
+		j.seen = append(j.seen, string(k))
+	})
+}
+
+// seenList lists the field names seen, for an error: "fields seen: "id",
+// "text"".
+func (j *jsonlSrc) seenList() string {
+	if len(j.seen) == 0 {
+		return "no fields seen"
+	}
+	s := "fields seen: " + quoteList(j.seen)
+	if j.seenMore {
+		s += ", ..."
+	}
+	return s
+}
+
+// noIDError is the error for an input where the explicit id field is not
+// found: in none of its records (all read) or of the first IDProbeRecords.
+func (j *jsonlSrc) noIDError(all bool) error {
+	which := "no record has that field"
+	if !all {
+		which = fmt.Sprintf("none of the first %d records has that field", j.noID)
+	}
+	return &Error{File: j.r.name, Err: fmt.Errorf("%w: id field %q: %s (%s)", ErrMissingField, j.idField, which, j.seenList())}
 }
 
 func (j *jsonlSrc) next(rec *Record) error {
@@ -41,7 +98,10 @@ func (j *jsonlSrc) next(rec *Record) error {
 			if !j.found && j.missing > 0 {
 				// With SkipBad every record was skipped: the field is
 				// misnamed rather than missing here and there.
-				return &Error{File: j.r.name, Err: fmt.Errorf("%w: no record has a text field %s (%d skipped)", ErrMissingField, quoteList(j.fields), j.missing)}
+				return &Error{File: j.r.name, Err: fmt.Errorf("%w: no record has a text field %s (%d skipped; %s)", ErrMissingField, quoteList(j.fields), j.missing, j.seenList())}
+			}
+			if j.checkID && j.noID > 0 {
+				return j.noIDError(true)
 			}
 		}
 		if err != nil {
@@ -91,10 +151,16 @@ func (j *jsonlSrc) next(rec *Record) error {
 		}
 		if !found {
 			j.missing++
-			return j.r.bad(n, j.num, fmt.Errorf("%w: no text field %s in the object", ErrMissingField, quoteList(j.fields)))
+			if j.found {
+				return j.r.bad(n, j.num, fmt.Errorf("%w: no text field %s in the object", ErrMissingField, quoteList(j.fields)))
+			}
+			// No record has had one yet: perhaps misnamed.
+			j.see(o)
+			return j.r.bad(n, j.num, fmt.Errorf("%w: no text field %s in the object (%s)", ErrMissingField, quoteList(j.fields), j.seenList()))
 		}
 		j.found = true
 		if iv := o.Get(j.idField); iv != nil {
+			j.checkID = false
 			switch iv.Type() {
 			case fastjson.TypeString:
 				s, _ := iv.StringBytes()
@@ -103,14 +169,23 @@ func (j *jsonlSrc) next(rec *Record) error {
 			default:
 				rec.ID = string(iv.MarshalTo(nil))
 			}
+		} else if j.checkID {
+			j.see(o)
+			if j.noID++; j.noID >= IDProbeRecords {
+				return j.noIDError(false)
+			}
 		}
 		return nil
 	}
 }
 
 // skipTo reads past the lines of the records before record num: the
-// non-blank lines, counted as next counts them, not parsed.
+// non-blank lines, counted as next counts them, not parsed. Records passed
+// over may have had the id field: it is no longer looked for.
 func (j *jsonlSrc) skipTo(num int) error {
+	if j.num+1 < num {
+		j.checkID = false
+	}
 	for j.num+1 < num {
 		b, n, err := j.ls.next()
 		if err != nil {

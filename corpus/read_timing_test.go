@@ -54,13 +54,18 @@ func benchFile(b *testing.B, f Format, withID bool) []byte {
 }
 
 func benchRead(b *testing.B, f Format, withID bool) {
+	benchReadOpts(b, f, withID, Options{Format: f})
+}
+
+// benchReadOpts reads the benchFile of f with o.
+func benchReadOpts(b *testing.B, f Format, withID bool, o Options) {
 	data := benchFile(b, f, withID)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	n := 0
 	for b.Loop() {
-		r, err := NewReader(bytes.NewReader(data), "bench", Options{Format: f})
+		r, err := NewReader(bytes.NewReader(data), "bench", o)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -89,6 +94,7 @@ func benchRead(b *testing.B, f Format, withID bool) {
 //	text      ~8900 MB/s   6 allocs per file
 //	jsonl     ~350-440 MB/s  16 allocs per file (none per record)
 //	jsonl-id  ~300 MB/s    +1 alloc per record (Record.ID)
+//	jsonl-idfield          the same with an explicit IDField ("id")
 //	csv       ~310 MB/s    encoding/csv allocates each row
 //	tsv       ~3700 MB/s   +1 alloc per record (Record.ID)
 func BenchmarkRead(b *testing.B) {
@@ -96,6 +102,7 @@ func BenchmarkRead(b *testing.B) {
 	b.Run("text", func(b *testing.B) { benchRead(b, Text, false) })
 	b.Run("jsonl", func(b *testing.B) { benchRead(b, JSONL, false) })
 	b.Run("jsonl-id", func(b *testing.B) { benchRead(b, JSONL, true) })
+	b.Run("jsonl-idfield", func(b *testing.B) { benchReadOpts(b, JSONL, true, Options{Format: JSONL, IDField: "id"}) })
 	b.Run("csv", func(b *testing.B) { benchRead(b, CSV, false) })
 	b.Run("tsv", func(b *testing.B) { benchRead(b, TSV, false) })
 }

@@ -94,7 +94,7 @@ func TestStdinFields(t *testing.T) {
 	tsv := []byte("Title\tShort Description\tLocation\nBike\tA red bike\tRoma\nSofa\tGreen \"sofa\"\tMilano\n")
 	// cat ads.tsv | neardup dedup --text-field NoSuchColumn -
 	_, _, err := readStdin(t, tsv, Options{TextFields: []string{"NoSuchColumn"}})
-	wantErr(t, err, ErrMissingField, "<stdin>", `"NoSuchColumn"`, `"Title", "Short Description", "Location"`)
+	wantErr(t, err, ErrMissingField, "standard input", `"NoSuchColumn"`, `"Title", "Short Description", "Location"`)
 	recs, f, err := readStdin(t, tsv, Options{TextFields: []string{"Title", "Short Description"}})
 	if err != nil || f != TSV {
 		t.Fatalf("TSV on stdin: %v, %v", f, err)
@@ -121,7 +121,7 @@ func TestStdinFields(t *testing.T) {
 		t.Errorf("text on stdin: %v %v", f, err)
 	}
 	_, _, err = readStdin(t, text, Options{TextFields: []string{"body"}})
-	wantErr(t, err, ErrNoFields, "<stdin>", `"body"`, "taken for plain text", "--format csv|tsv|jsonl|parquet")
+	wantErr(t, err, ErrNoFields, "standard input", `"body"`, "taken for plain text", "--format csv|tsv|jsonl|parquet")
 	_, _, err = readStdin(t, text, Options{IDField: "key"})
 	wantErr(t, err, ErrNoFields, `id field "key"`)
 	dir := t.TempDir()
@@ -141,9 +141,9 @@ func TestStdinFields(t *testing.T) {
 	// SkipBad, an input where no record has it is an error at the end.
 	jsonl := []byte("\n{\"text\":\"a\"}\n{\"text\":\"b\"}\n")
 	_, _, err = readStdin(t, jsonl, Options{TextFields: []string{"body"}})
-	wantErr(t, err, ErrMissingField, "<stdin>:2:", "record 1", `"body"`)
+	wantErr(t, err, ErrMissingField, "standard input:2:", "record 1", `"body"`)
 	_, _, err = readStdin(t, jsonl, Options{TextFields: []string{"body"}, SkipBad: true})
-	wantErr(t, err, ErrMissingField, "<stdin>", "no record has a text field", `"body"`, "2 skipped")
+	wantErr(t, err, ErrMissingField, "standard input", "no record has a text field", `"body"`, "2 skipped")
 	// Some records have it: the others are skipped.
 	recs, _, err = readStdin(t, []byte("{\"body\":\"x\"}\n{\"text\":\"b\"}\n"), Options{TextFields: []string{"body"}, SkipBad: true})
 	if err != nil || len(recs) != 1 {

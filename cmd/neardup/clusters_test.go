@@ -65,7 +65,7 @@ func TestDedupClusterFields(t *testing.T) {
 		t.Errorf("copy cluster %+v", c)
 	}
 	for _, want := range []string{"clusters:   2, largest 3", "sizes:      2: 1, 3-5: 1, 6-20: 0, 21-100: 0, >100: 0; largest: cluster 1, 3 documents, min Jaccard 0.241",
-		"check:      1 clusters (components mode) have members below Jaccard 0.5"} {
+		"check:      1 cluster (components mode) has members below Jaccard 0.5"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("summary lacks %q:\n%s", want, stderr)
 		}
@@ -131,7 +131,7 @@ func TestDedupMaxCluster(t *testing.T) {
 	if st.Review != 1 || st.ReviewDocs != 3 || st.Duplicates != 1 || st.Clusters != 2 || st.Params.MaxClust != 2 {
 		t.Errorf("stats %+v", st)
 	}
-	if !strings.Contains(stderr, "review:     1 clusters over --max-cluster 2 (3 documents)") {
+	if !strings.Contains(stderr, "review:     1 cluster over --max-cluster 2 (3 documents)") {
 		t.Errorf("summary:\n%s", stderr)
 	}
 	if code, _, _ := cli(t, "", "dedup", "--max-cluster", "-1", in); code != 2 {

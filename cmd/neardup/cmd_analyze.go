@@ -193,8 +193,9 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if !f.quiet {
-		fmt.Fprintf(e.stderr, "analyze: sampled %d of %d documents (%d empty left out) in %.2fs; %d lengths x %d pairs in %.2fs on %d workers\n",
-			len(smp.docs), smp.seen, smp.empty, readTime.Seconds(), len(lens), res[0].pairs, pairTime.Seconds(), workers)
+		fmt.Fprintf(e.stderr, "analyze: sampled %d of %s (%d empty left out) in %.2fs; %s x %s in %.2fs on %s\n",
+			len(smp.docs), plural(smp.seen, "document", "documents"), smp.empty, readTime.Seconds(), plural(len(lens), "length", "lengths"),
+			plural(res[0].pairs, "pair", "pairs"), pairTime.Seconds(), plural(workers, "worker", "workers"))
 	}
 	return nil
 }
@@ -513,7 +514,7 @@ func (r *analyzeReport) writeJSON(w io.Writer) error {
 
 func (r *analyzeReport) writePlot(path string) error {
 	p := chart.Plot{
-		Title:  fmt.Sprintf("Exact Jaccard of all pairs of %d sampled documents", len(r.smp.docs)),
+		Title:  fmt.Sprintf("Exact Jaccard of all pairs of %d sampled %s", len(r.smp.docs), pick(len(r.smp.docs), "document", "documents")),
 		XLabel: "Jaccard (bins of 0.05)",
 		YLabel: "pairs",
 		LogY:   true,
@@ -537,11 +538,11 @@ func (r *analyzeReport) writePlot(path string) error {
 func (r *analyzeReport) writeText(w io.Writer, width, maxLines int) error {
 	var b strings.Builder
 	n := len(r.smp.docs)
-	fmt.Fprintf(&b, "Sample: %d of %d non-empty documents (seed %d); %d empty left out", n, r.smp.seen, r.seed, r.smp.empty)
+	fmt.Fprintf(&b, "Sample: %d of %d non-empty %s (seed %d); %d empty left out", n, r.smp.seen, pick(r.smp.seen, "document", "documents"), r.seed, r.smp.empty)
 	if r.skipped > 0 {
-		fmt.Fprintf(&b, ", %d bad records skipped", r.skipped)
+		fmt.Fprintf(&b, ", %s skipped", plural(r.skipped, "bad record", "bad records"))
 	}
-	fmt.Fprintf(&b, ".\nExact Jaccard of all %d pairs, per shingle length:\n\n", r.lens[0].pairs)
+	fmt.Fprintf(&b, ".\nExact Jaccard of all %s, per shingle length:\n\n", plural(r.lens[0].pairs, "pair", "pairs"))
 
 	// One row per bin, one column per length.
 	rows := [][]string{{"jaccard"}}
@@ -622,7 +623,7 @@ func writeExample(b *strings.Builder, what string, da, db sampledDoc, jac float6
 	if shown < lines {
 		more := func(ls []string) string {
 			if len(ls) > shown {
-				return fmt.Sprintf("[... %d more lines]", len(ls)-shown)
+				return fmt.Sprintf("[... %d more %s]", len(ls)-shown, pick(len(ls)-shown, "line", "lines"))
 			}
 			return ""
 		}

@@ -205,7 +205,7 @@ func dedup(ctx context.Context, e *env, f *dedupFlags, inputs []string, co corpu
 	}
 	if f.StrictIDs {
 		if n, ex := b.DuplicateIDs(1); n > 0 {
-			return fmt.Errorf("--strict-ids: %d documents repeat an earlier id, e.g. %s", n, describeDuplicate(src, ex[0]))
+			return fmt.Errorf("--strict-ids: %s an earlier id, e.g. %s", plural(n, "document repeats", "documents repeat"), describeDuplicate(src, ex[0]))
 		}
 	}
 	res, err := b.Run(ctx)

@@ -204,7 +204,7 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	if err != nil {
 		return nil, err
 	}
-	say("read %d documents, kept %d, in %s", read, len(texts), dur(time.Since(t0)))
+	say("read %s, kept %d, in %s", plural(read, "document", "documents"), len(texts), dur(time.Since(t0)))
 	t := f.Threshold
 	rep := &evalReport{Documents: len(texts), Read: read, Threshold: t, NumPerm: f.NumPerm,
 		Bands: params.Bands, Rows: params.Rows, Verify: o.Verify.String()}
@@ -233,7 +233,7 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	rep.LSHSeconds = time.Since(t0).Seconds()
 	rep.Candidates = res.Stats.Candidates
 	rep.LSHPairs = len(res.Pairs)
-	say("dedup engine: %s, %d candidates, %d pairs", dur(time.Since(t0)), rep.Candidates, rep.LSHPairs)
+	say("dedup engine: %s, %s, %s", dur(time.Since(t0)), plural(rep.Candidates, "candidate", "candidates"), plural(rep.LSHPairs, "pair", "pairs"))
 	rep.Clusters = evalClusters{Mode: o.Cluster.String(), Clusters: len(res.Clusters)}
 	for _, c := range res.Clusters {
 		rep.Clusters.Largest = max(rep.Clusters.Largest, len(c.Members))
@@ -282,7 +282,7 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	})
 	rep.ExactSeconds = time.Since(t0).Seconds()
 	rep.TruePairs = len(truth)
-	say("exact all-pairs join: %s, %d pairs", dur(time.Since(t0)), rep.TruePairs)
+	say("exact all-pairs join: %s, %s", dur(time.Since(t0)), plural(rep.TruePairs, "pair", "pairs"))
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -424,12 +424,12 @@ func candidateCurve(ctx context.Context, pr *progress, sets [][]uint64, ranked *
 }
 
 func printEval(w io.Writer, r *evalReport) error {
-	fmt.Fprintf(w, "%d documents (%d read, %d empty); t = %v, %d slots, %d bands x %d rows, %s verification\n",
-		r.Documents, r.Read, r.Empty, r.Threshold, r.NumPerm, r.Bands, r.Rows, r.Verify)
-	fmt.Fprintf(w, "lsh (dedup engine):   %8.3f s  %d pairs, %d candidates\n", r.LSHSeconds, r.LSHPairs, r.Candidates)
+	fmt.Fprintf(w, "%s (%d read, %d empty); t = %v, %s, %s x %s, %s verification\n",
+		plural(r.Documents, "document", "documents"), r.Read, r.Empty, r.Threshold, plural(r.NumPerm, "slot", "slots"), plural(r.Bands, "band", "bands"), plural(r.Rows, "row", "rows"), r.Verify)
+	fmt.Fprintf(w, "lsh (dedup engine):   %8.3f s  %s, %s\n", r.LSHSeconds, plural(r.LSHPairs, "pair", "pairs"), plural(r.Candidates, "candidate", "candidates"))
 	c := r.Clusters
-	fmt.Fprintf(w, "clusters (%s): %d, largest %d; %d documents dropped, %d of them below t with the kept one (%.1f%%), in %d clusters\n",
-		c.Mode, c.Clusters, c.Largest, c.Dropped, c.Below, 100*ratioOr0(c.Below, c.Dropped), c.WithBelow)
+	fmt.Fprintf(w, "clusters (%s): %d, largest %d; %s dropped, %d of them below t with the kept one (%.1f%%), in %s\n",
+		c.Mode, c.Clusters, c.Largest, plural(c.Dropped, "document", "documents"), c.Below, 100*ratioOr0(c.Below, c.Dropped), plural(c.WithBelow, "cluster", "clusters"))
 	if r.Weighted {
 		fmt.Fprintln(w, "idf-weighted Jaccard: no exact join to compare with (it is unweighted)")
 		if r.Planted != nil {
@@ -437,8 +437,8 @@ func printEval(w io.Writer, r *evalReport) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(w, "exact all-pairs join: %8.3f s  %d pairs (plus %.3f s shingling)\n", r.ExactSeconds, r.TruePairs, r.ShingleSecs)
-	fmt.Fprintf(w, "both: %d reported pairs are true pairs; %d true pairs found (identical sets included)\n", r.Intersection, r.Found)
+	fmt.Fprintf(w, "exact all-pairs join: %8.3f s  %s (plus %.3f s shingling)\n", r.ExactSeconds, plural(r.TruePairs, "pair", "pairs"), r.ShingleSecs)
+	fmt.Fprintf(w, "both: %s; %s found (identical sets included)\n", plural(r.Intersection, "reported pair is a true pair", "reported pairs are true pairs"), plural(r.Found, "true pair", "true pairs"))
 	fmt.Fprintf(w, "recall %.6f  precision %.6f", r.Recall, r.Precision)
 	switch {
 	case r.Verify != "exact":
@@ -492,7 +492,7 @@ func evalPlot(r *evalReport) *chart.Plot {
 		meas.Y = append(meas.Y, *b.Fraction)
 	}
 	return &chart.Plot{
-		Title:  fmt.Sprintf("Pairs that become LSH candidates: %d bands x %d rows, %d documents", r.Bands, r.Rows, r.Documents),
+		Title:  fmt.Sprintf("Pairs that become LSH candidates: %s x %s, %s", plural(r.Bands, "band", "bands"), plural(r.Rows, "row", "rows"), plural(r.Documents, "document", "documents")),
 		XLabel: "Jaccard similarity", YLabel: "fraction of pairs that are candidates",
 		XMin: 0, XMax: 1, YMin: 0, YMax: 1.02,
 		Series: []chart.Series{curve, meas},

@@ -499,7 +499,7 @@ func (x *explanation) print(w io.Writer) {
 	if x.jac < x.Threshold {
 		rel = "below"
 	}
-	fmt.Fprintf(w, "  jaccard:        %s (%d shared shingles; %d and %d in all), %s the threshold\n", x.Jaccard, x.Shared, x.SizeA, x.SizeB, rel)
+	fmt.Fprintf(w, "  jaccard:        %s (%s; %d and %d in all), %s the threshold\n", x.Jaccard, plural(x.Shared, "shared shingle", "shared shingles"), x.SizeA, x.SizeB, rel)
 	where := func(id string, c *clusterRef) string {
 		if c == nil {
 			return id + " is in no cluster"
@@ -518,7 +518,7 @@ func (x *explanation) print(w io.Writer) {
 	if !x.SameComponent {
 		fmt.Fprintf(w, "  same component: no: no path of verified pairs joins them\n")
 	} else {
-		fmt.Fprintf(w, "  same component: yes, shortest path of verified pairs (%d steps):\n", len(x.Path)-1)
+		fmt.Fprintf(w, "  same component: yes, shortest path of verified pairs (%s):\n", plural(len(x.Path)-1, "step", "steps"))
 		width := 0
 		for _, p := range x.Path {
 			width = max(width, len(p.ID))

@@ -328,8 +328,9 @@ func runIndexBuild(ctx context.Context, e *env, args []string) error {
 	stop()
 	if !quiet {
 		total, _ := ix.Stats(ctx)
-		fmt.Fprintf(e.stderr, "index %s: %d documents read, %d added (%d new distinct texts), %d without shingles, %d ids already indexed%s; %d documents in all; %s\n",
-			f.dir, st.Read, st.Added, st.NewGroups, st.Empty, st.Existing, skippedNote(src), total.Documents, dur(time.Since(start)))
+		fmt.Fprintf(e.stderr, "index %s: %s read, %d added (%s), %d without shingles, %s already indexed%s; %s in all; %s\n",
+			f.dir, plural(st.Read, "document", "documents"), st.Added, plural(st.NewGroups, "new distinct text", "new distinct texts"), st.Empty,
+			plural(st.Existing, "id", "ids"), skippedNote(src), plural(total.Documents, "document", "documents"), dur(time.Since(start)))
 	}
 	return ix.Close()
 }
@@ -338,7 +339,7 @@ func skippedNote(src *source) string {
 	if src.skipped == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", %d bad records skipped", src.skipped)
+	return fmt.Sprintf(", %s skipped", plural(src.skipped, "bad record", "bad records"))
 }
 
 const indexAddUsage = `Usage: neardup index add --index DIR [flags] INPUT...
@@ -580,7 +581,7 @@ func indexAddOrQuery(ctx context.Context, e *env, args []string, insert bool) er
 	stop()
 	if !quiet {
 		what := "with near-duplicates in the index"
-		fmt.Fprintf(e.stderr, "%s %s: %d documents read, %d %s (%d matches)", name, f.dir, st.read, st.matched, what, st.matches)
+		fmt.Fprintf(e.stderr, "%s %s: %s read, %d %s (%s)", name, f.dir, plural(st.read, "document", "documents"), st.matched, what, plural(st.matches, "match", "matches"))
 		if insert || add {
 			fmt.Fprintf(e.stderr, ", %d added", st.added)
 		}
@@ -729,7 +730,7 @@ func runIndexStats(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(e.stdout, "index %s: %d documents, %d distinct texts; %v", f.dir, s.Documents, s.Groups, p)
+		fmt.Fprintf(e.stdout, "index %s: %s, %s; %v", f.dir, plural(s.Documents, "document", "documents"), plural(s.Groups, "distinct text", "distinct texts"), p)
 		if ix.Meta().KeepTexts {
 			fmt.Fprint(e.stdout, "; texts kept")
 		}
@@ -851,7 +852,7 @@ func runIndexRepair(ctx context.Context, e *env, args []string) error {
 
 // printRepair writes the report of index repair.
 func printRepair(w io.Writer, dir, out string, rep index.SalvageReport, cr index.CheckReport, check string) {
-	fmt.Fprintf(w, "index repair %s -> %s: %d documents copied, %d distinct texts", dir, out, rep.Documents, rep.Groups)
+	fmt.Fprintf(w, "index repair %s -> %s: %s copied, %s", dir, out, plural(rep.Documents, "document", "documents"), plural(rep.Groups, "distinct text", "distinct texts"))
 	if rep.Rebuilt > 0 {
 		fmt.Fprintf(w, " (%d made again from their texts)", rep.Rebuilt)
 	}
@@ -863,8 +864,8 @@ func printRepair(w io.Writer, dir, out string, rep index.SalvageReport, cr index
 			fmt.Fprintf(w, "lost: %s is damaged at offset %d: what it recorded after that point is not in the copy\n", l.File, l.Offset)
 			continue
 		}
-		fmt.Fprintf(w, "lost: write-ahead log %s is damaged at offset %d: the transaction that held the damage and the %d after it (%d documents added, %d removed) are not in the copy\n",
-			l.File, l.Offset, l.Transactions, len(l.Added), len(l.Removed))
+		fmt.Fprintf(w, "lost: write-ahead log %s is damaged at offset %d: the transaction that held the damage and the %d after it (%s added, %d removed) are not in the copy\n",
+			l.File, l.Offset, l.Transactions, plural(len(l.Added), "document", "documents"), len(l.Removed))
 		if len(l.Added) > 0 {
 			fmt.Fprintf(w, "  ids added after the damage: %s\n", someIDs(l.Added))
 		}
@@ -874,12 +875,12 @@ func printRepair(w io.Writer, dir, out string, rep index.SalvageReport, cr index
 	}
 	if rep.Witnessed > rep.Recorded && rep.Recorded > 0 {
 		lost = true
-		fmt.Fprintf(w, "lost: sequence numbers %d to %d (%d documents at most) were acknowledged (the index's witness file) but have no record\n",
-			rep.Recorded, rep.Witnessed-1, rep.Witnessed-rep.Recorded)
+		fmt.Fprintf(w, "lost: sequence numbers %d to %d (%s at most) were acknowledged (the index's witness file) but have no record\n",
+			rep.Recorded, rep.Witnessed-1, plural(rep.Witnessed-rep.Recorded, "document", "documents"))
 	}
 	if gone := rep.Counted - rep.Documents - int64(len(rep.Unreadable)+len(rep.UnreadableIDs)); rep.Counted >= 0 && gone > 0 {
 		lost = true
-		fmt.Fprintf(w, "lost: %d documents that the index counted (its counters) have no record: their tables are gone\n", gone)
+		fmt.Fprintf(w, "lost: %s that the index counted (its counters) %s no record: %s gone\n", plural(gone, "document", "documents"), pick(gone, "has", "have"), pick(gone, "its tables are", "their tables are"))
 	}
 	if n := len(rep.Unreadable); n > 0 {
 		lost = true
@@ -891,11 +892,11 @@ func printRepair(w io.Writer, dir, out string, rep index.SalvageReport, cr index
 		if n > 10 {
 			more = ", ..."
 		}
-		fmt.Fprintf(w, "lost: %d documents whose records could not be read (sequence numbers %s%s)\n", n, strings.Join(seqs, ", "), more)
+		fmt.Fprintf(w, "lost: %s whose %s could not be read (sequence %s %s%s)\n", plural(n, "document", "documents"), pick(n, "record", "records"), pick(n, "number", "numbers"), strings.Join(seqs, ", "), more)
 	}
 	if n := len(rep.UnreadableIDs); n > 0 {
 		lost = true
-		fmt.Fprintf(w, "lost: %d documents whose text or set could not be read: %s\n", n, someIDs(rep.UnreadableIDs))
+		fmt.Fprintf(w, "lost: %s whose text or set could not be read: %s\n", plural(n, "document", "documents"), someIDs(rep.UnreadableIDs))
 	}
 	for _, n := range rep.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
@@ -903,7 +904,7 @@ func printRepair(w io.Writer, dir, out string, rep index.SalvageReport, cr index
 	if !lost {
 		fmt.Fprintln(w, "nothing lost that the index's files tell of")
 	}
-	fmt.Fprintf(w, "check of %s: %s (%d documents, %d texts shingled again)\n", out, check, cr.Documents, cr.Texts)
+	fmt.Fprintf(w, "check of %s: %s (%s, %s shingled again)\n", out, check, plural(cr.Documents, "document", "documents"), plural(cr.Texts, "text", "texts"))
 	fmt.Fprintf(w, "next: move %s aside and %s into its place\n", dir, out)
 }
 

@@ -364,8 +364,8 @@ func serve(ctx context.Context, e *env, f *serveFlags, ix *index.Index, where st
 	if !m.KeepTexts {
 		texts = "texts not kept"
 	}
-	fmt.Fprintf(e.stdout, "neardup serve: listening on http://%s (%s); index %s (%s): %v, %s; %d documents\n",
-		ln.Addr(), auth, where, state, m.Params, texts, st.Documents)
+	fmt.Fprintf(e.stdout, "neardup serve: listening on http://%s (%s); index %s (%s): %v, %s; %s\n",
+		ln.Addr(), auth, where, state, m.Params, texts, plural(st.Documents, "document", "documents"))
 
 	select {
 	case err := <-errc: // the listener failed

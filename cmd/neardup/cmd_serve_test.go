@@ -296,7 +296,7 @@ func TestServeToken(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
 	c, line, stop := serveInProcess(t, "", "--index", idx, "--token-file", tokFile, "--threshold", "0.5", "--num-perm", "128", "--shingle", "word", "--keep-texts=false")
-	if !strings.Contains(line, "bearer token required") || !strings.Contains(line, "texts not kept") || !strings.Contains(line, "; 1 documents") {
+	if !strings.Contains(line, "bearer token required") || !strings.Contains(line, "texts not kept") || !strings.Contains(line, "; 1 document") {
 		t.Errorf("start line %q", line)
 	}
 	if _, err := c.Get(bg, "a"); !errors.Is(err, client.ErrUnauthorized) {

@@ -262,7 +262,7 @@ func (f *tuneFlags) validate(set map[string]bool) ([]float64, error) {
 		return nil, fmt.Errorf("%w: --bands and --rows go together and must be positive", errUsage)
 	}
 	if f.bands > 0 && f.bands*f.rows > f.numPerm {
-		return nil, fmt.Errorf("%w: %d bands x %d rows need %d slots, more than --num-perm %d", errUsage, f.bands, f.rows, f.bands*f.rows, f.numPerm)
+		return nil, fmt.Errorf("%w: %s x %s need %d slots, more than --num-perm %d", errUsage, plural(f.bands, "band", "bands"), plural(f.rows, "row", "rows"), f.bands*f.rows, f.numPerm)
 	}
 	twoPoint := set["low"] || set["high"] || set["max-fp"] || set["min-recall"]
 	if twoPoint {
@@ -338,18 +338,18 @@ func steepest(p lsh.Params) float64 {
 func printTune(w io.Writer, f *tuneFlags, rep *tuneReport, at []float64, twoPoint bool) error {
 	switch rep.Mode {
 	case "threshold":
-		fmt.Fprintf(w, "%d slots, threshold %v, recall %v: for each r the fewest bands with P(%v) >= %v; * = lsh.Choose (fewest false candidates, as dedup)\n",
-			f.numPerm, f.threshold, f.recall, f.threshold, f.recall)
+		fmt.Fprintf(w, "%s, threshold %v, recall %v: for each r the fewest bands with P(%v) >= %v; * = lsh.Choose (fewest false candidates, as dedup)\n",
+			plural(f.numPerm, "slot", "slots"), f.threshold, f.recall, f.threshold, f.recall)
 	case "targets":
-		fmt.Fprintf(w, "%d slots, P(%v) <= %v and P(%v) >= %v: for each r the bands of most margin; * = most margin overall\n",
-			f.numPerm, f.low, f.maxFP, f.high, f.minRecall)
+		fmt.Fprintf(w, "%s, P(%v) <= %v and P(%v) >= %v: for each r the bands of most margin; * = most margin overall\n",
+			plural(f.numPerm, "slot", "slots"), f.low, f.maxFP, f.high, f.minRecall)
 	default:
-		fmt.Fprintf(w, "%d slots, %d bands x %d rows\n", f.numPerm, f.bands, f.rows)
+		fmt.Fprintf(w, "%s, %s x %s\n", plural(f.numPerm, "slot", "slots"), plural(f.bands, "band", "bands"), plural(f.rows, "row", "rows"))
 	}
 	if rep.Sample != nil {
-		fmt.Fprintf(w, "sample: %d of %d documents, %d pairs", rep.Sample.Documents, rep.Sample.Read, rep.Sample.Pairs)
+		fmt.Fprintf(w, "sample: %d of %s, %s", rep.Sample.Documents, plural(rep.Sample.Read, "document", "documents"), plural(rep.Sample.Pairs, "pair", "pairs"))
 		if rep.Sample.CorpusDocs > 0 {
-			fmt.Fprintf(w, "; scaled to %d documents", rep.Sample.CorpusDocs)
+			fmt.Fprintf(w, "; scaled to %s", plural(rep.Sample.CorpusDocs, "document", "documents"))
 		}
 		fmt.Fprintln(w)
 	}
@@ -437,7 +437,7 @@ func tunePlot(f *tuneFlags, rep *tuneReport, list []lsh.Params, chosen lsh.Param
 		}
 	}
 	p := &chart.Plot{
-		Title:  fmt.Sprintf("LSH S-curve, %d slots", f.numPerm),
+		Title:  fmt.Sprintf("LSH S-curve, %s", plural(f.numPerm, "slot", "slots")),
 		XLabel: "Jaccard similarity s", YLabel: "P(candidate) = 1-(1-s^r)^b",
 		XMin: 0, XMax: 1, YMin: 0, YMax: 1.02,
 	}

@@ -189,7 +189,7 @@ func TestProgressLine(t *testing.T) {
 	defer b.Close()
 	p.watch(b)
 	b.Add("x", []byte("some text"))
-	if got := p.line(1); !strings.HasPrefix(got, "reading: 1 documents") {
+	if got := p.line(1); !strings.HasPrefix(got, "reading: 1 document,") {
 		t.Errorf("line while a batch reads = %q", got)
 	}
 }
@@ -215,7 +215,7 @@ func TestDirBinarySkipped(t *testing.T) {
 	write(t, d, "blob.bin", "\x00\x01"+words(0, 40))
 	stats := filepath.Join(dir, "stats.json")
 	code, _, stderr := cli(t, "", "dedup", "--no-progress", "--stats", stats, d)
-	if code != 0 || !strings.Contains(stderr, "1 files of directory inputs left out") {
+	if code != 0 || !strings.Contains(stderr, "1 file of directory inputs left out (--include-binary reads it)") {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
 	var st struct {

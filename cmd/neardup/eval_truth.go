@@ -95,8 +95,8 @@ func ratio(a, b int) float64 {
 }
 
 func printPlanted(w io.Writer, r *plantedReport) error {
-	fmt.Fprintf(w, "\nplanted truth (%s): of %d reported pairs, %d are planted relatives, %d are not (precision against the plant %.4f)\n",
-		r.File, r.Reported, r.Related, r.Unrelated, r.Precision)
+	fmt.Fprintf(w, "\nplanted truth (%s): of %s, %s, %d %s not (precision against the plant %.4f)\n",
+		r.File, plural(r.Reported, "reported pair", "reported pairs"), plural(r.Related, "is a planted relative", "are planted relatives"), r.Unrelated, pick(r.Unrelated, "is", "are"), r.Precision)
 	if len(r.ByEdit) == 0 {
 		return nil
 	}

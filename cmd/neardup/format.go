@@ -10,6 +10,22 @@ import (
 	"text/tabwriter"
 )
 
+// plural returns n and one when n is 1, else n and many: plural(2, "step",
+// "steps") is "2 steps", plural(1, "record has", "records have") "1 record
+// has".
+func plural[N ~int | ~int32 | ~int64 | ~uint64](n N, one, many string) string {
+	return strconv.FormatInt(int64(n), 10) + " " + pick(n, one, many)
+}
+
+// pick returns one when n is 1, else many: a noun or verb that agrees with
+// a count printed elsewhere.
+func pick[N ~int | ~int32 | ~int64 | ~uint64](n N, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 func ptr(v float64) *float64 { return &v }
 
 func fmtSim(s float64) string { return strconv.FormatFloat(s, 'f', -1, 64) }

@@ -130,7 +130,8 @@ func readDocs(ctx context.Context, e *env, src *source, inputs []string, co corp
 			prefix = in + ":"
 		}
 		var buf []byte
-		for n := 0; ; n++ {
+		n := 0 // records read
+		for ; ; n++ {
 			if n&1023 == 0 && ctx.Err() != nil {
 				r.Close()
 				return ctx.Err()
@@ -172,10 +173,38 @@ func readDocs(ctx context.Context, e *env, src *source, inputs []string, co corp
 		if err := r.Close(); err != nil {
 			return fmt.Errorf("%s: %w", in, err)
 		}
+		warnInput(e, in, n, r, co)
 	}
 	hugepage.Done(src.fileOf)
 	hugepage.Done(src.numOf)
 	return nil
+}
+
+// warnInput warns about an input that gave no documents (n), and about
+// records whose explicit id field was absent, null or empty, which are
+// numbered instead.
+func warnInput(e *env, name string, n int, r *corpus.Reader, co corpus.Options) {
+	if name == "-" {
+		name = "standard input"
+	}
+	if n == 0 {
+		var why []string
+		if k := r.Skipped(); k > 0 {
+			why = append(why, plural(k, "record", "records")+" skipped as bad")
+		}
+		if k := r.SkippedBinary(); k > 0 {
+			why = append(why, plural(k, "binary file", "binary files")+" left out")
+		}
+		more := ""
+		if why != nil {
+			more = " (" + strings.Join(why, ", ") + ")"
+		}
+		e.warnf("%s: no documents%s", name, more)
+	}
+	if k := r.NoID(); k > 0 {
+		e.warnf("%s: %s no %q field (or it is null or empty): %s", name, plural(k, "record has", "records have"),
+			co.IDField, pick(k, "its id is its record number", "their ids are their record numbers"))
+	}
 }
 
 // openInput opens one input. Standard input, or its spooled copy (path !=

@@ -912,40 +912,40 @@ func printSummary(w io.Writer, b *neardup.Batch, src *source, res *neardup.Resul
 	if o.Shingle.Bag {
 		mode += " (bag)"
 	}
-	fmt.Fprintf(w, "neardup: %d documents, %s of text (%d empty, %d skipped as bad, %d with invalid UTF-8)\n",
-		s.Documents, humanBytes(src.bytes.Load()), s.Empty, src.skipped, s.InvalidUTF8)
+	fmt.Fprintf(w, "neardup: %s, %s of text (%d empty, %d skipped as bad, %d with invalid UTF-8)\n",
+		plural(s.Documents, "document", "documents"), humanBytes(src.bytes.Load()), s.Empty, src.skipped, s.InvalidUTF8)
 	if src.binary > 0 {
-		fmt.Fprintf(w, "  binary:     %d files of directory inputs left out (--include-binary reads them)\n", src.binary)
+		fmt.Fprintf(w, "  binary:     %s of directory inputs left out (--include-binary reads %s)\n", plural(src.binary, "file", "files"), pick(src.binary, "it", "them"))
 	}
 	if s.DuplicateIDs > 0 {
 		var ex []string
 		for _, d := range res.DuplicateIDs[:min(3, len(res.DuplicateIDs))] {
 			ex = append(ex, describeDuplicate(src, d))
 		}
-		fmt.Fprintf(w, "  warning:    %d documents repeat an earlier id (--strict-ids makes this an error), e.g. %s\n",
-			s.DuplicateIDs, strings.Join(ex, "; "))
+		fmt.Fprintf(w, "  warning:    %s an earlier id (--strict-ids makes this an error), e.g. %s\n",
+			plural(s.DuplicateIDs, "document repeats", "documents repeat"), strings.Join(ex, "; "))
 	}
-	fmt.Fprintf(w, "  shingles:   %d %s; %d distinct sets, %d documents identical to an earlier one\n",
-		s.Shingles, mode, s.Distinct, s.Identical)
-	fmt.Fprintf(w, "  lsh:        %d slots, %d bands x %d rows, P(candidate | J=%.2f) = %.4f; %d candidate pairs",
-		o.Slots, o.LSH.Bands, o.LSH.Rows, o.Threshold, o.LSH.Probability(o.Threshold), s.Candidates)
+	fmt.Fprintf(w, "  shingles:   %d %s; %s, %s identical to an earlier one\n",
+		s.Shingles, mode, plural(s.Distinct, "distinct set", "distinct sets"), plural(s.Identical, "document", "documents"))
+	fmt.Fprintf(w, "  lsh:        %s, %s x %s, P(candidate | J=%.2f) = %.4f; %s",
+		plural(o.Slots, "slot", "slots"), plural(o.LSH.Bands, "band", "bands"), plural(o.LSH.Rows, "row", "rows"), o.Threshold, o.LSH.Probability(o.Threshold), plural(s.Candidates, "candidate pair", "candidate pairs"))
 	if s.LargeBuckets > 0 {
-		fmt.Fprintf(w, " (%d buckets over --max-bucket %d compared by signature, the largest of %d)", s.LargeBuckets, o.MaxBucket, s.LargestBucket)
+		fmt.Fprintf(w, " (%s over --max-bucket %d compared by signature, the largest of %d)", plural(s.LargeBuckets, "bucket", "buckets"), o.MaxBucket, s.LargestBucket)
 	}
 	fmt.Fprintln(w)
 	kind := o.Verify.String()
 	if o.Weight == neardup.WeightIDF {
 		kind += " idf-weighted"
 	}
-	fmt.Fprintf(w, "  verified:   %d pairs with %s Jaccard >= %g (%d reported, identical sets included)\n",
-		s.Verified, kind, o.Threshold, s.Pairs)
-	fmt.Fprintf(w, "  clusters:   %d, largest %d documents; %d duplicates to drop\n", s.Clusters, s.LargestCluster, s.Duplicates)
+	fmt.Fprintf(w, "  verified:   %s with %s Jaccard >= %g (%d reported, identical sets included)\n",
+		plural(s.Verified, "pair", "pairs"), kind, o.Threshold, s.Pairs)
+	fmt.Fprintf(w, "  clusters:   %d, largest %s; %s to drop\n", s.Clusters, plural(s.LargestCluster, "document", "documents"), plural(s.Duplicates, "duplicate", "duplicates"))
 	printClusterCheck(w, o, res)
 	if o.Refine == neardup.RefineEdit {
-		fmt.Fprintf(w, "  refine:     edit similarity of %d pairs and cluster members in %s\n", len(res.Pairs), dur(s.Refine))
+		fmt.Fprintf(w, "  refine:     edit similarity of %s and cluster members in %s\n", plural(len(res.Pairs), "pair", "pairs"), dur(s.Refine))
 	}
 	if s.Passes == 2 {
-		fmt.Fprintf(w, "  passes:     2 (%s): %d candidate pairs held after the signature pre-filter, the %d documents in them read again and the pairs verified in %s\n", why, s.Held, s.Reread, dur(s.Second))
+		fmt.Fprintf(w, "  passes:     2 (%s): %s held after the signature pre-filter, the %s in them read again and the pairs verified in %s\n", why, plural(s.Held, "candidate pair", "candidate pairs"), plural(s.Reread, "document", "documents"), dur(s.Second))
 	}
 	printMemory(w, o, s.Passes, limit)
 	second := ""
@@ -1032,11 +1032,11 @@ func printClusterCheck(w io.Writer, o neardup.Options, res *neardup.Result) {
 	}
 	fmt.Fprintf(w, "  sizes:      %s; largest: cluster %d, %d documents, min Jaccard %.3f with its representative\n",
 		strings.Join(parts, ", "), big.ID, len(big.Members), big.MinJaccard())
-	fmt.Fprintf(w, "  check:      %d clusters (%s mode) have members below Jaccard %g with their representative\n",
-		s.BelowClusters, o.Cluster, o.Threshold)
+	fmt.Fprintf(w, "  check:      %s (%s mode) %s below Jaccard %g with %s representative\n",
+		plural(s.BelowClusters, "cluster", "clusters"), o.Cluster, pick(s.BelowClusters, "has members", "have members"), o.Threshold, pick(s.BelowClusters, "its", "their"))
 	if o.MaxCluster > 0 {
-		fmt.Fprintf(w, "  review:     %d clusters over --max-cluster %d (%d documents) kept whole, not deduplicated\n",
-			s.Review, o.MaxCluster, s.ReviewDocs)
+		fmt.Fprintf(w, "  review:     %s over --max-cluster %d (%s) kept whole, not deduplicated\n",
+			plural(s.Review, "cluster", "clusters"), o.MaxCluster, plural(s.ReviewDocs, "document", "documents"))
 	}
 }
 

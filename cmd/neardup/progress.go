@@ -49,7 +49,7 @@ func (p *progress) line(el float64) string {
 			if p.src != nil {
 				mb = float64(p.src.bytes.Load()) / 1e6
 			}
-			return fmt.Sprintf("reading: %d documents, %.0f MB (%.0f MB/s)", b.Len(), mb, mb/el)
+			return fmt.Sprintf("reading: %s, %.0f MB (%.0f MB/s)", plural(b.Len(), "document", "documents"), mb, mb/el)
 		}
 	}
 	if stage == "" {

@@ -280,7 +280,7 @@ func sCurveChart(b *neardup.Batch) *chart.Plot {
 	}
 	pt := pr.Probability(o.Threshold)
 	return &chart.Plot{
-		Title:  fmt.Sprintf("LSH S-curve: %d bands × %d rows", pr.Bands, pr.Rows),
+		Title:  fmt.Sprintf("LSH S-curve: %s × %s", plural(pr.Bands, "band", "bands"), plural(pr.Rows, "row", "rows")),
 		XLabel: "Jaccard similarity s", YLabel: "P(candidate) = 1-(1-s^r)^b",
 		XMax: 1, YMax: 1,
 		Series:  []chart.Series{{Kind: chart.Line, X: x, Y: y}},

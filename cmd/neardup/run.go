@@ -35,6 +35,20 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	stderrTTY      bool
+	cmd            string // the command's name, for warnings
+}
+
+// warnf prints a warning, one line on standard error: "neardup CMD:
+// warning: ...". On a terminal it first clears a progress line.
+func (e *env) warnf(format string, args ...any) {
+	prefix := "neardup"
+	if e.cmd != "" {
+		prefix += " " + e.cmd
+	}
+	if e.stderrTTY {
+		prefix = "\r\x1b[K" + prefix
+	}
+	fmt.Fprintf(e.stderr, prefix+": warning: "+format+"\n", args...)
 }
 
 type command struct {
@@ -113,6 +127,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		printUsageError(stderr, "", unknownCommand(name))
 		return exitUsage
 	}
+	e.cmd = name
 	return exitCode(ctx, stderr, name, c.run(ctx, e, args[1:]))
 }
 

@@ -3,6 +3,7 @@ package cliflags
 import (
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/neardup/neardup/corpus"
@@ -33,9 +34,9 @@ func (s *Input) Register(fs *flag.FlagSet) {
 func (s *Input) RegisterInput(fs *flag.FlagSet) {
 	fs.StringVar(&s.format, "format", "auto", "input format: auto|text|jsonl|csv|tsv|parquet|dir (auto: by extension)")
 	fs.StringVar(&s.textField, "text-field", "", "comma-separated fields/columns joined by a space to make the text (default \"text\")")
-	fs.StringVar(&s.idField, "id-field", "", "field/column holding the document id (default \"id\" when present, else the record number)")
+	fs.StringVar(&s.idField, "id-field", "", "field/column holding the document id (default \"id\" when present, else the record number); one given must be in the input, or it is an error listing the fields (JSONL: when none of the first "+strconv.Itoa(corpus.IDProbeRecords)+" records has it); records without it, or with it null or empty, are numbered, with a warning that counts them")
 	fs.BoolVar(&s.skipBad, "skip-bad", false, "skip malformed records (counted in the summary) instead of failing")
-	fs.BoolVar(&s.includeBinary, "include-binary", false, "read binary files of directory inputs too (default: skipped and counted, as a NUL byte in the first 8 KiB shows)")
+	fs.BoolVar(&s.includeBinary, "include-binary", false, "read binary content as text: files of directory inputs (default: skipped and counted) and text inputs, standard input included (default: refused), binary when a NUL byte is in the first 8 KiB")
 	s.mode = "word" // for Options when RegisterShingle is not used
 }
 
