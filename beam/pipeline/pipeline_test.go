@@ -23,6 +23,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/cliflags"
 )
 
@@ -352,6 +353,37 @@ func TestURLInputsAndWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameLines(t, want, out.Pairs)
+}
+
+// CheckInputs finds a missing local input before any pipeline, in
+// corpus.Open's words, and leaves URLs to the workers unless no file
+// system serves their scheme.
+func TestCheckInputs(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.jsonl")
+	for _, c := range []struct {
+		inputs []string
+		want   string // "" for no error
+	}{
+		{[]string{sample, dir}, ""},
+		{[]string{"gs://no-such-bucket/ads.jsonl", "memfs://nothing/here.jsonl"}, ""},
+		{[]string{sample, missing}, missing + ": stat: no such file or directory"},
+		{[]string{"s3://bucket/ads.jsonl"}, "s3://bucket/ads.jsonl: no file system for its scheme"},
+	} {
+		err := CheckInputs(c.inputs)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.inputs, err)
+		case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)):
+			t.Errorf("%q: %v, want %q", c.inputs, err, c.want)
+		}
+	}
+	if _, err := corpus.Open(missing, corpus.Options{}); err == nil || err.Error() != missing+": stat: no such file or directory" {
+		t.Errorf("corpus.Open says %v: CheckInputs's wording is no longer dedup's", err)
+	}
+	if err := CheckInputs([]string{"s3://b/x"}); !errors.Is(err, ErrScheme) {
+		t.Errorf("an s3:// input: %v, want ErrScheme", err)
+	}
 }
 
 // The work files' records read back as written, and a damaged one is an

@@ -2,8 +2,10 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -59,6 +61,17 @@ func (dupIDFn) ProcessElement(ctx context.Context, _ string, n int64) {
 	}
 }
 
+// PipelineError is the failure of one of a run's pipelines, as the runner
+// reported it (on Prism, the failed bundle's plan and the DoFn's error
+// after the last "caused by:").
+type PipelineError struct {
+	Name string // what the pipeline does: "sketch, pairs, components", ...
+	Err  error
+}
+
+func (e *PipelineError) Error() string { return fmt.Sprintf("pipeline %q: %v", e.Name, e.Err) }
+func (e *PipelineError) Unwrap() error { return e.Err }
+
 // Run runs the whole dedup: the first pipeline (sketch, pairs, the first
 // component rounds), more component rounds until they converge, and the
 // last (clusters and outputs), then moves the outputs from the work
@@ -76,7 +89,7 @@ func Run(ctx context.Context, c Config, out Outputs, strictIDs bool, exec Execut
 		sum.Pipelines++
 		sum.Seconds = append(sum.Seconds, time.Since(t).Seconds())
 		if err != nil {
-			return fmt.Errorf("pipeline %q: %w", name, err)
+			return &PipelineError{Name: name, Err: err}
 		}
 		if pr != nil {
 			addMetrics(sum, pr)
@@ -258,6 +271,63 @@ func outputNames(c Config, out Outputs) []string {
 
 func baseName(p string) string {
 	return p[strings.LastIndexAny(p, `/\`)+1:]
+}
+
+// CheckInputs looks at the inputs before any pipeline runs, so that a
+// mistake is one line and not a failed pipeline: a local input (a path
+// without a scheme) must exist and be readable; its error reads as
+// corpus.Open's ("ads.jsonl: stat: no such file or directory"). A URL is
+// not looked at (the workers read it, with their credentials), but its
+// scheme must be a file system Beam has registered in this binary.
+func CheckInputs(files []string) error {
+	for _, f := range files {
+		if isURL(f) {
+			if err := CheckScheme(f); err != nil {
+				return err
+			}
+			continue
+		}
+		if f == "-" {
+			continue // standard input: no file to look at
+		}
+		if _, err := os.Stat(f); err != nil {
+			return pathError(f, err)
+		}
+		in, err := os.Open(f) // a directory too: its listing must be readable
+		if err != nil {
+			return pathError(f, err)
+		}
+		in.Close()
+	}
+	return nil
+}
+
+// pathError is err, an *fs.PathError of path, as corpus.Open words it.
+func pathError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %s: %w", path, pe.Op, pe.Err)
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// ErrScheme is returned by CheckInputs and CheckScheme for a URL whose
+// scheme no file system of the binary serves.
+var ErrScheme = errors.New("no file system for its scheme")
+
+// CheckScheme returns an error wrapping ErrScheme when path is a URL and
+// no Beam file system is registered for its scheme; nil for local paths.
+func CheckScheme(path string) (err error) {
+	if !isURL(path) {
+		return nil
+	}
+	defer func() {
+		if recover() != nil { // filesystem.ValidateScheme panics
+			err = fmt.Errorf("%s: %w (neardup-beam reads and writes local paths and gs:// URLs)", path, ErrScheme)
+		}
+	}()
+	filesystem.ValidateScheme(path)
+	return nil
 }
 
 // CheckOutputs refuses outputs Run could not write: the corpus output of
