@@ -322,6 +322,37 @@ func TestEmptyAndDuplicateIDsSameAsDedup(t *testing.T) {
 	}
 }
 
+// A corpus without near-duplicates has empty pairs and clusters files, as
+// dedup writes them (textio.Write writes no file for an empty collection),
+// with a local work directory or one behind a URL.
+func TestNoNearDuplicates(t *testing.T) {
+	dir := t.TempDir()
+	in := writeCorpus(t, dir, "distinct.jsonl", [][2]string{
+		{"a", "the quick brown fox jumps over the lazy dog"},
+		{"b", "completely different words here with nothing shared at all"},
+		{"c", "a third text that shares no three words with the others"},
+	})
+	for i, work := range []string{filepath.Join(dir, "work"), "memfs://no-pairs-work"} {
+		outDir := filepath.Join(dir, fmt.Sprint("out", i))
+		if err := os.Mkdir(outDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		c, o := config(t, nil, []string{in}, work)
+		out := outputs(outDir, true, true, true)
+		if _, err := Run(context.Background(), c, out, o.StrictIDs, prismExec, io.Discard); err != nil {
+			t.Fatalf("work %s: %v", work, err)
+		}
+		for _, f := range []string{out.Pairs, out.Clusters} {
+			if st, err := os.Stat(f); err != nil || st.Size() != 0 {
+				t.Errorf("work %s: %s: %v, want an empty file", work, filepath.Base(f), err)
+			}
+		}
+		if n := len(lines(t, out.Output)); n != 3 {
+			t.Errorf("work %s: %d documents kept, want 3", work, n)
+		}
+	}
+}
+
 // Inputs and the work directory behind URLs go through Beam's file systems
 // (here the in-memory one, as gs:// would on Dataflow).
 func TestURLInputsAndWork(t *testing.T) {

@@ -356,13 +356,18 @@ func CheckOutputs(c Config, out Outputs) error {
 
 // moveOutputs moves the outputs from the work directory to their places.
 func moveOutputs(ctx context.Context, c Config, out Outputs) error {
-	type mv struct{ from, to string }
+	// textio.Write writes no file for an empty collection: a corpus
+	// without near-duplicates has an empty pairs file, as dedup's.
+	type mv struct {
+		from, to string
+		text     bool // written by textio.Write
+	}
 	var moves []mv
 	if out.Pairs != "" {
-		moves = append(moves, mv{c.path("out-pairs"), out.Pairs})
+		moves = append(moves, mv{c.path("out-pairs"), out.Pairs, true})
 	}
 	if out.Clusters != "" {
-		moves = append(moves, mv{c.path("out-clusters"), out.Clusters})
+		moves = append(moves, mv{c.path("out-clusters"), out.Clusters, true})
 	}
 	if out.Output != "" {
 		if len(c.Files) > 1 && !isURL(out.Output) {
@@ -371,15 +376,59 @@ func moveOutputs(ctx context.Context, c Config, out Outputs) error {
 			}
 		}
 		for i, name := range outputNames(c, out) {
-			moves = append(moves, mv{c.path(fmt.Sprintf("out-corpus-%05d", i)), name})
+			moves = append(moves, mv{c.path(fmt.Sprintf("out-corpus-%05d", i)), name, false})
 		}
 	}
 	for _, m := range moves {
+		if m.text {
+			if ok, err := exists(ctx, m.from); err != nil {
+				return err
+			} else if !ok {
+				if err := writeEmpty(ctx, m.from); err != nil {
+					return fmt.Errorf("write the empty output %s: %w", m.to, err)
+				}
+			}
+		}
 		if err := move(ctx, m.from, m.to); err != nil {
 			return fmt.Errorf("move the output to %s: %w", m.to, err)
 		}
 	}
 	return nil
+}
+
+// exists reports whether the file name (local or URL) exists.
+func exists(ctx context.Context, name string) (bool, error) {
+	if !isURL(name) {
+		_, err := os.Stat(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	fsys, err := filesystem.New(ctx, name)
+	if err != nil {
+		return false, err
+	}
+	defer fsys.Close()
+	names, err := fsys.List(ctx, name) // a glob without wildcards
+	return len(names) > 0, err
+}
+
+// writeEmpty creates the empty file name (local or URL).
+func writeEmpty(ctx context.Context, name string) error {
+	if !isURL(name) {
+		return os.WriteFile(name, nil, 0o644)
+	}
+	fsys, err := filesystem.New(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer fsys.Close()
+	w, err := fsys.OpenWrite(ctx, name)
+	if err != nil {
+		return err
+	}
+	return w.Close()
 }
 
 // move renames from to to, or copies it when they are on different file
