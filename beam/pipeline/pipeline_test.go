@@ -23,6 +23,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/cliflags"
 )
 
@@ -321,6 +322,37 @@ func TestEmptyAndDuplicateIDsSameAsDedup(t *testing.T) {
 	}
 }
 
+// A corpus without near-duplicates has empty pairs and clusters files, as
+// dedup writes them (textio.Write writes no file for an empty collection),
+// with a local work directory or one behind a URL.
+func TestNoNearDuplicates(t *testing.T) {
+	dir := t.TempDir()
+	in := writeCorpus(t, dir, "distinct.jsonl", [][2]string{
+		{"a", "the quick brown fox jumps over the lazy dog"},
+		{"b", "completely different words here with nothing shared at all"},
+		{"c", "a third text that shares no three words with the others"},
+	})
+	for i, work := range []string{filepath.Join(dir, "work"), "memfs://no-pairs-work"} {
+		outDir := filepath.Join(dir, fmt.Sprint("out", i))
+		if err := os.Mkdir(outDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		c, o := config(t, nil, []string{in}, work)
+		out := outputs(outDir, true, true, true)
+		if _, err := Run(context.Background(), c, out, o.StrictIDs, prismExec, io.Discard); err != nil {
+			t.Fatalf("work %s: %v", work, err)
+		}
+		for _, f := range []string{out.Pairs, out.Clusters} {
+			if st, err := os.Stat(f); err != nil || st.Size() != 0 {
+				t.Errorf("work %s: %s: %v, want an empty file", work, filepath.Base(f), err)
+			}
+		}
+		if n := len(lines(t, out.Output)); n != 3 {
+			t.Errorf("work %s: %d documents kept, want 3", work, n)
+		}
+	}
+}
+
 // Inputs and the work directory behind URLs go through Beam's file systems
 // (here the in-memory one, as gs:// would on Dataflow).
 func TestURLInputsAndWork(t *testing.T) {
@@ -352,6 +384,37 @@ func TestURLInputsAndWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameLines(t, want, out.Pairs)
+}
+
+// CheckInputs finds a missing local input before any pipeline, in
+// corpus.Open's words, and leaves URLs to the workers unless no file
+// system serves their scheme.
+func TestCheckInputs(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.jsonl")
+	for _, c := range []struct {
+		inputs []string
+		want   string // "" for no error
+	}{
+		{[]string{sample, dir}, ""},
+		{[]string{"gs://no-such-bucket/ads.jsonl", "memfs://nothing/here.jsonl"}, ""},
+		{[]string{sample, missing}, missing + ": stat: no such file or directory"},
+		{[]string{"s3://bucket/ads.jsonl"}, "s3://bucket/ads.jsonl: no file system for its scheme"},
+	} {
+		err := CheckInputs(c.inputs)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.inputs, err)
+		case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)):
+			t.Errorf("%q: %v, want %q", c.inputs, err, c.want)
+		}
+	}
+	if _, err := corpus.Open(missing, corpus.Options{}); err == nil || err.Error() != missing+": stat: no such file or directory" {
+		t.Errorf("corpus.Open says %v: CheckInputs's wording is no longer dedup's", err)
+	}
+	if err := CheckInputs([]string{"s3://b/x"}); !errors.Is(err, ErrScheme) {
+		t.Errorf("an s3:// input: %v, want ErrScheme", err)
+	}
 }
 
 // The work files' records read back as written, and a damaged one is an

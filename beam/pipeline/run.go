@@ -2,8 +2,10 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -59,6 +61,17 @@ func (dupIDFn) ProcessElement(ctx context.Context, _ string, n int64) {
 	}
 }
 
+// PipelineError is the failure of one of a run's pipelines, as the runner
+// reported it (on Prism, the failed bundle's plan and the DoFn's error
+// after the last "caused by:").
+type PipelineError struct {
+	Name string // what the pipeline does: "sketch, pairs, components", ...
+	Err  error
+}
+
+func (e *PipelineError) Error() string { return fmt.Sprintf("pipeline %q: %v", e.Name, e.Err) }
+func (e *PipelineError) Unwrap() error { return e.Err }
+
 // Run runs the whole dedup: the first pipeline (sketch, pairs, the first
 // component rounds), more component rounds until they converge, and the
 // last (clusters and outputs), then moves the outputs from the work
@@ -76,7 +89,7 @@ func Run(ctx context.Context, c Config, out Outputs, strictIDs bool, exec Execut
 		sum.Pipelines++
 		sum.Seconds = append(sum.Seconds, time.Since(t).Seconds())
 		if err != nil {
-			return fmt.Errorf("pipeline %q: %w", name, err)
+			return &PipelineError{Name: name, Err: err}
 		}
 		if pr != nil {
 			addMetrics(sum, pr)
@@ -260,6 +273,63 @@ func baseName(p string) string {
 	return p[strings.LastIndexAny(p, `/\`)+1:]
 }
 
+// CheckInputs looks at the inputs before any pipeline runs, so that a
+// mistake is one line and not a failed pipeline: a local input (a path
+// without a scheme) must exist and be readable; its error reads as
+// corpus.Open's ("ads.jsonl: stat: no such file or directory"). A URL is
+// not looked at (the workers read it, with their credentials), but its
+// scheme must be a file system Beam has registered in this binary.
+func CheckInputs(files []string) error {
+	for _, f := range files {
+		if isURL(f) {
+			if err := CheckScheme(f); err != nil {
+				return err
+			}
+			continue
+		}
+		if f == "-" {
+			continue // standard input: no file to look at
+		}
+		if _, err := os.Stat(f); err != nil {
+			return pathError(f, err)
+		}
+		in, err := os.Open(f) // a directory too: its listing must be readable
+		if err != nil {
+			return pathError(f, err)
+		}
+		in.Close()
+	}
+	return nil
+}
+
+// pathError is err, an *fs.PathError of path, as corpus.Open words it.
+func pathError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %s: %w", path, pe.Op, pe.Err)
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// ErrScheme is returned by CheckInputs and CheckScheme for a URL whose
+// scheme no file system of the binary serves.
+var ErrScheme = errors.New("no file system for its scheme")
+
+// CheckScheme returns an error wrapping ErrScheme when path is a URL and
+// no Beam file system is registered for its scheme; nil for local paths.
+func CheckScheme(path string) (err error) {
+	if !isURL(path) {
+		return nil
+	}
+	defer func() {
+		if recover() != nil { // filesystem.ValidateScheme panics
+			err = fmt.Errorf("%s: %w (neardup-beam reads and writes local paths and gs:// URLs)", path, ErrScheme)
+		}
+	}()
+	filesystem.ValidateScheme(path)
+	return nil
+}
+
 // CheckOutputs refuses outputs Run could not write: the corpus output of
 // directory inputs or inputs behind URLs, and inputs whose base names
 // collide when each gets its own output file.
@@ -286,13 +356,18 @@ func CheckOutputs(c Config, out Outputs) error {
 
 // moveOutputs moves the outputs from the work directory to their places.
 func moveOutputs(ctx context.Context, c Config, out Outputs) error {
-	type mv struct{ from, to string }
+	// textio.Write writes no file for an empty collection: a corpus
+	// without near-duplicates has an empty pairs file, as dedup's.
+	type mv struct {
+		from, to string
+		text     bool // written by textio.Write
+	}
 	var moves []mv
 	if out.Pairs != "" {
-		moves = append(moves, mv{c.path("out-pairs"), out.Pairs})
+		moves = append(moves, mv{c.path("out-pairs"), out.Pairs, true})
 	}
 	if out.Clusters != "" {
-		moves = append(moves, mv{c.path("out-clusters"), out.Clusters})
+		moves = append(moves, mv{c.path("out-clusters"), out.Clusters, true})
 	}
 	if out.Output != "" {
 		if len(c.Files) > 1 && !isURL(out.Output) {
@@ -301,15 +376,59 @@ func moveOutputs(ctx context.Context, c Config, out Outputs) error {
 			}
 		}
 		for i, name := range outputNames(c, out) {
-			moves = append(moves, mv{c.path(fmt.Sprintf("out-corpus-%05d", i)), name})
+			moves = append(moves, mv{c.path(fmt.Sprintf("out-corpus-%05d", i)), name, false})
 		}
 	}
 	for _, m := range moves {
+		if m.text {
+			if ok, err := exists(ctx, m.from); err != nil {
+				return err
+			} else if !ok {
+				if err := writeEmpty(ctx, m.from); err != nil {
+					return fmt.Errorf("write the empty output %s: %w", m.to, err)
+				}
+			}
+		}
 		if err := move(ctx, m.from, m.to); err != nil {
 			return fmt.Errorf("move the output to %s: %w", m.to, err)
 		}
 	}
 	return nil
+}
+
+// exists reports whether the file name (local or URL) exists.
+func exists(ctx context.Context, name string) (bool, error) {
+	if !isURL(name) {
+		_, err := os.Stat(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	fsys, err := filesystem.New(ctx, name)
+	if err != nil {
+		return false, err
+	}
+	defer fsys.Close()
+	names, err := fsys.List(ctx, name) // a glob without wildcards
+	return len(names) > 0, err
+}
+
+// writeEmpty creates the empty file name (local or URL).
+func writeEmpty(ctx context.Context, name string) error {
+	if !isURL(name) {
+		return os.WriteFile(name, nil, 0o644)
+	}
+	fsys, err := filesystem.New(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer fsys.Close()
+	w, err := fsys.OpenWrite(ctx, name)
+	if err != nil {
+		return err
+	}
+	return w.Close()
 }
 
 // move renames from to to, or copies it when they are on different file

@@ -172,29 +172,209 @@ func tail(b []byte, n int) string {
 	return strings.Join(l[max(0, len(l)-n):], "\n")
 }
 
-// Usage mistakes exit with 2 and say what is wrong, before any pipeline.
+// runBin runs the command with args in dir and returns its standard
+// output, standard error and exit code.
+func runBin(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, beamBin, args...)
+	cmd.Dir = dir
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	default:
+		t.Fatalf("%v: %v", args, err)
+	}
+	return o.String(), e.String(), code
+}
+
+const usagePointer = "Run 'neardup-beam --help' for usage."
+
+// Usage mistakes exit with 2 and say what is wrong in one line, then
+// where the help is, as neardup's commands do, before any pipeline (no
+// Beam log, nothing written). Flags may follow the inputs.
 func TestUsageErrors(t *testing.T) {
-	bin := beamBin
 	sample, _ := filepath.Abs(sample)
 	testdata := filepath.Dir(filepath.Dir(sample))
 	for _, c := range []struct {
 		args []string
-		want string
+		want string // in the first line, after "neardup-beam: "
 	}{
+		{nil, "no input given"},
 		{[]string{"--pairs", "p.tsv"}, "no input given"},
-		{[]string{sample}, "nothing to write"},
-		{[]string{"--threshold", "0", "--pairs", "p.tsv", sample}, "--threshold 0"},
-		{[]string{"--weight", "idf", "--pairs", "p.tsv", sample}, "not supported by the Beam pipeline"},
+		{[]string{sample}, "nothing to write: give --pairs, --clusters or --output"},
+		{[]string{"--threshold", "0", "--pairs", "p.tsv", sample}, "--threshold 0: want a number in (0, 1]"},
+		// Flags after the inputs are flags, as in neardup dedup.
+		{[]string{sample, "--pairs", "p.tsv", "--threshold", "0"}, "--threshold 0: want a number in (0, 1]"},
 		{[]string{"--output", "u.jsonl", testdata}, "is a directory"},
-		{[]string{"--rounds", "0", "--pairs", "p.tsv", sample}, "--rounds 0"},
+		{[]string{"--rounds", "0", "--pairs", "p.tsv", sample}, "--shards 16 --rounds 0: want positive numbers"},
+		{[]string{"--foo", "--pairs", "p.tsv", sample}, "flag provided but not defined: --foo"},
+		{[]string{"--pairs", "p.tsv", sample, "--threshhold", "0.8"}, "flag provided but not defined: --threshhold (did you mean --threshold?)"},
+		{[]string{"--pairs", "p.tsv", "--enviroment_type=DOCKER", sample}, "flag provided but not defined: --enviroment_type (did you mean --environment_type?)"},
+		{[]string{"--pairs"}, "--pairs needs a value"},
+		{[]string{"--threshold", "high", "--pairs", "p.tsv", sample}, `--threshold "high": want a number`},
+		// What the pipeline does not do is refused, whatever the value.
+		{[]string{"--refine", "edit", "--pairs", "p.tsv", sample}, "--refine is not supported by neardup-beam (neardup dedup has it)"},
+		{[]string{"--weight", "idf", "--pairs", "p.tsv", sample}, "--weight is not supported by neardup-beam (neardup dedup has it)"},
+		{[]string{"--pairs", "p.tsv", sample, "--weight=none"}, "--weight is not supported by neardup-beam (neardup dedup has it)"},
+		{[]string{"--workers", "2", "--pairs", "p.tsv", sample}, "--workers is not supported by neardup-beam (the runner chooses the workers)"},
+		{[]string{"--stats", "s.json", "--pairs", "p.tsv", sample}, "--stats is not supported by neardup-beam (neardup dedup has it)"},
+		{[]string{"--async", "--pairs", "p.tsv", sample}, "--async is not supported by neardup-beam (each pipeline must end before the next one reads its files)"},
+		{[]string{"--pairs", "p.tsv", "s3://bucket/ads.jsonl"}, "s3://bucket/ads.jsonl: no file system for its scheme (neardup-beam reads and writes local paths and gs:// URLs)"},
+		{[]string{"--pairs", "s3://bucket/p.tsv", sample}, "--pairs s3://bucket/p.tsv: no file system for its scheme (neardup-beam reads and writes local paths and gs:// URLs)"},
 	} {
-		cmd := exec.Command(bin, c.args...)
-		cmd.Dir = t.TempDir()
-		out, err := cmd.CombinedOutput()
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), c.want) {
-			t.Errorf("%v: %v\n%s\nwant exit code 2 and %q", c.args, err, out, c.want)
+		dir := t.TempDir()
+		stdout, stderr, code := runBin(t, dir, c.args...)
+		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+		if code != 2 || stdout != "" || len(lines) != 2 || !strings.HasPrefix(lines[0], "neardup-beam: ") || !strings.Contains(lines[0], c.want) || lines[1] != usagePointer {
+			t.Errorf("%q: exit %d, stdout %q, stderr:\n%s\nwant exit 2 and two lines: neardup-beam: %s / %s", c.args, code, stdout, stderr, c.want, usagePointer)
 		}
+		if left, _ := os.ReadDir(dir); len(left) > 0 {
+			t.Errorf("%q: left %s in the working directory", c.args, left[0].Name())
+		}
+	}
+}
+
+// A missing input is one line and exit 1, before any pipeline; an input
+// behind a URL is not looked for on the local disk (see
+// pipeline.TestCheckInputs).
+func TestMissingInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"--pairs", "p.tsv", "missing.jsonl"},
+		{"missing.jsonl", "--pairs", "p.tsv", "--clusters", "c.jsonl"},
+		{"--pairs", "p.tsv", "--", "missing.jsonl"},
+	} {
+		dir := t.TempDir()
+		stdout, stderr, code := runBin(t, dir, args...)
+		want := "neardup-beam: missing.jsonl: stat: no such file or directory\n"
+		if code != 1 || stdout != "" || stderr != want {
+			t.Errorf("%q: exit %d, stdout %q, stderr:\n%s\nwant exit 1 and %q", args, code, stdout, stderr, want)
+		}
+		if left, _ := os.ReadDir(dir); len(left) > 0 {
+			t.Errorf("%q: left %s in the working directory", args, left[0].Name())
+		}
+	}
+}
+
+// --help goes to standard output (exit 0) and lists what works: no flag
+// the pipeline refuses, and a short section of Beam's runner flags, not
+// the hundred Beam registers.
+func TestHelp(t *testing.T) {
+	stdout, stderr, code := runBin(t, t.TempDir(), "--help")
+	if code != 0 || stderr != "" {
+		t.Fatalf("--help: exit %d, stderr %q", code, stderr)
+	}
+	listed := map[string]bool{}
+	for _, l := range strings.Split(stdout, "\n") {
+		if name, ok := strings.CutPrefix(l, "  --"); ok {
+			name, _, _ = strings.Cut(name, " ")
+			listed[name] = true
+		}
+	}
+	for _, f := range []string{"pairs", "clusters", "output", "threshold", "text-field", "work", "verbose", "quiet", "runner", "endpoint", "environment_type", "worker_binary"} {
+		if !listed[f] {
+			t.Errorf("--help does not list --%s", f)
+		}
+	}
+	for _, f := range []string{"weight", "refine", "workers", "stats", "report", "async", "worker", "id", "options", "control_endpoint", "beam_strict"} {
+		if listed[f] {
+			t.Errorf("--help lists --%s, which neardup-beam refuses or a worker alone takes", f)
+		}
+	}
+	if n := strings.Count(stdout, "\n"); n > 120 {
+		t.Errorf("--help is %d lines", n)
+	}
+	if !strings.Contains(stdout, "Not supported (neardup dedup has them): --weight, --refine") {
+		t.Errorf("--help does not say which of dedup's flags are not supported:\n%s", stdout)
+	}
+	// -h is --help; so are both after other flags and inputs.
+	if h, _, code := runBin(t, t.TempDir(), "--pairs", "p.tsv", "x.jsonl", "-h"); code != 0 || h != stdout {
+		t.Errorf("-h after an input: exit %d, or another help", code)
+	}
+}
+
+// smallCorpus writes the first n lines of the sample into dir.
+func smallCorpus(t *testing.T, dir string, n int) string {
+	t.Helper()
+	b, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	name := filepath.Join(dir, "small.jsonl")
+	if err := os.WriteFile(name, []byte(strings.Join(lines[:n], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// A successful run prints its summary and nothing of Beam's (Prism's job
+// server and the workers log at Info); --verbose shows Beam's log and
+// each pipeline as it starts.
+func TestBeamLogOnlyWhenVerbose(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the pipelines twice")
+	}
+	dir := t.TempDir()
+	in := smallCorpus(t, dir, 300)
+	stdout, stderr, code := runBin(t, dir, "--pairs", "pairs.tsv", in, "--clusters", "clusters.jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, tail([]byte(stderr), 20))
+	}
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	if stdout != "" || len(lines) > 30 || strings.Contains(stderr, "INFO") || strings.Contains(stderr, "level=") {
+		t.Errorf("stdout %q; stderr, %d lines:\n%s\nwant the summary alone", stdout, len(lines), stderr)
+	}
+	for _, l := range lines {
+		if f := strings.Fields(l); !strings.HasPrefix(l, "  ") || len(f) < 2 {
+			t.Errorf("not a line of the summary: %q", l)
+		}
+	}
+	if !strings.Contains(stderr, "  documents ") || !strings.Contains(stderr, "  pipelines ") {
+		t.Errorf("no summary:\n%s", stderr)
+	}
+	for _, f := range []string{"pairs.tsv", "clusters.jsonl"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: not written (%v)", f, err)
+		}
+	}
+
+	_, stderr, code = runBin(t, dir, "--verbose", "--pairs", "pairs.tsv", in)
+	if code != 0 {
+		t.Fatalf("--verbose: exit %d:\n%s", code, tail([]byte(stderr), 20))
+	}
+	for _, want := range []string{"level=INFO", "neardup-beam: pipeline 1: sketch, pairs, components", "  documents "} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("--verbose: no %q in:\n%s", want, tail([]byte(stderr), 20))
+		}
+	}
+}
+
+// A failed pipeline is one line, its cause first (on Prism the DoFn's
+// error, which ends a long error of the bundle's plan), and exit 1;
+// --verbose shows the whole.
+func TestPipelineErrorOneLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a pipeline")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bad.jsonl"), []byte("{\"text\": \"a b c\"}\n{\"text\": oops}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runBin(t, dir, "--pairs", "pairs.tsv", "bad.jsonl")
+	want := "neardup-beam: bad.jsonl:2: record 2: malformed record: invalid JSON"
+	suffix := `(pipeline "sketch, pairs, components" failed; --verbose shows Beam's log and the whole error)` + "\n"
+	if code != 1 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, want) || !strings.HasSuffix(stderr, suffix) {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 1 and one line: %s... %s", code, stdout, stderr, want, suffix)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pairs.tsv")); err == nil {
+		t.Error("a failed run wrote pairs.tsv")
 	}
 }
 
