@@ -32,7 +32,7 @@ file in any format dedup reads (local, or a gs:// or s3:// URL), or a local
 directory. Flags come before the inputs.
 
 With no --runner it runs on Prism inside this process, which is for tests
-and small corpora. On a cluster, give Beam's runner flags (see the README):
+and small corpora. On a cluster, give Beam's runner flags (see docs/beam.md):
   --runner=flink --endpoint=HOST:8099 --environment_type=DOCKER ...
   --runner=spark --endpoint=HOST:8099 ...
   --runner=dataflow --project=P --region=R --staging_location=gs://... \
