@@ -223,7 +223,7 @@ func (c Config) path(name string) string { return joinPath(c.Work, name) }
 // because each register.DoFnNxM instantiation adds 5-8 s of compilation:
 // with all nineteen this package took 106 s to compile (twice in `go test`,
 // once with its tests) and neardup-beam was 245 MB; with one, 9 s and 143
-// MB, and the same time on Prism within its noise (README.md, Pitfalls).
+// MB, and the same time on Prism within its noise (docs/beam.md, Pitfalls).
 func init() {
 	beam.RegisterType(reflect.TypeFor[readFn]())
 	register.Emitter1[Doc]()

@@ -366,7 +366,7 @@ func TestAnalyzeKijiji(t *testing.T) {
 	}
 }
 
-// The workload the README times: 2,000 job ads, word 1-7 and char 5.
+// The workload docs/performance.md times: 2,000 job ads, word 1-7 and char 5.
 func TestAnalyzeAdzuna(t *testing.T) {
 	path := realData(t, "adzuna_first2499.csv")
 	if testing.Short() {

@@ -27,8 +27,8 @@ file in any format dedup reads (local, or a gs:// URL), or a local
 directory. Flags may come before or after the inputs ("--" ends them).
 
 With no --runner it runs on Prism inside this process, which is for tests
-and small corpora. On a cluster, give Beam's runner flags (below; the
-README has whole commands) and a --work directory every worker can reach.
+and small corpora. On a cluster, give Beam's runner flags (below; docs/beam.md
+has whole commands) and a --work directory every worker can reach.
 
 Examples:
   neardup-beam --pairs pairs.tsv --clusters clusters.jsonl ads.jsonl
