@@ -3,6 +3,7 @@ module github.com/neardup/neardup
 go 1.26.8
 
 require (
+	github.com/DataDog/datadog-agent/pkg/template v0.85.4
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/klauspost/compress v1.20.3
 	github.com/parquet-go/parquet-go v0.32.0
