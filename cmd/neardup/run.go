@@ -250,7 +250,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 				fs.Usage()
 				return nil, err
 			}
-			return nil, flagError(fs, err)
+			return nil, cliflags.FlagError(fs, err)
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

@@ -12,7 +12,6 @@ import (
 	"io"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/cliflags"
@@ -149,122 +148,22 @@ func parseArgs(fs *flag.FlagSet, args, listed []string) ([]string, error) {
 	}
 }
 
-// Texts of the errors of flag.FlagSet.Parse.
-var (
-	flagUndefined = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
-	flagNeedsArg  = regexp.MustCompile(`^flag needs an argument: -+(.*)$`)
-	flagBadValue  = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for (?:flag )?-+([^:]+): (.*)$`)
-)
-
-// flagError rewrites an error of fs.Parse as neardup's commands do: the
-// flag named --name, the closest flag for an unknown one (or why it is
-// not supported), and what a bad value should look like.
+// flagError rewrites an error of fs.Parse as neardup's commands do
+// (cliflags.FlagError), saying why a flag of dedup's is not supported,
+// and suggesting the flags the help lists first, then any other of Beam's.
 func flagError(fs *flag.FlagSet, err error, listed []string) error {
-	s := err.Error()
-	if m := flagUndefined.FindStringSubmatch(s); m != nil {
-		if _, no := unsupported[m[1]]; no {
-			return unsupportedError(m[1])
-		}
-		msg := "flag provided but not defined: --" + m[1]
-		// The flags the help lists first, then any other of Beam's.
-		g := suggest(m[1], listed)
-		if g == "" {
-			var all []string
-			fs.VisitAll(func(f *flag.Flag) {
-				if _, no := unsupported[f.Name]; !no {
-					all = append(all, f.Name)
-				}
-			})
-			g = suggest(m[1], all)
-		}
-		if g != "" {
-			msg += " (did you mean --" + g + "?)"
-		}
-		return fmt.Errorf("%w: %s", cliflags.ErrUsage, msg)
-	}
-	if m := flagNeedsArg.FindStringSubmatch(s); m != nil {
-		return fmt.Errorf("%w: --%s needs a value", cliflags.ErrUsage, m[1])
-	}
-	if m := flagBadValue.FindStringSubmatch(s); m != nil {
-		want := m[3]
-		if f := fs.Lookup(m[2]); f != nil {
-			if g, ok := f.Value.(flag.Getter); ok {
-				switch g.Get().(type) {
-				case float64:
-					want = "want a number"
-				case int, int64, uint, uint64:
-					want = "want a whole number"
-				case bool:
-					want = "want true or false"
-				case time.Duration:
-					want = "want a duration such as 30s or 5m"
-				}
-			}
-		}
-		return fmt.Errorf("%w: --%s %s: %s", cliflags.ErrUsage, m[2], m[1], want)
-	}
-	return fmt.Errorf("%w: %v", cliflags.ErrUsage, err)
-}
-
-// suggest returns the name among names closest to the misspelt s, or ""
-// when none is close, as neardup does: at most one edit (an insertion,
-// deletion or substitution, or two adjacent letters swapped) for names of
-// up to 4 letters, two for longer ones; failing that, the only name that
-// starts with s.
-func suggest(s string, names []string) string {
-	s = strings.ToLower(s)
-	limit := 2
-	switch {
-	case len(s) <= 1:
-		limit = 0
-	case len(s) <= 4:
-		limit = 1
-	}
-	best, bestD := "", limit+1
-	for _, n := range names {
-		if d := osaDistance(s, strings.ToLower(n)); d < bestD {
-			best, bestD = n, d
+	if name, ok := cliflags.UndefinedFlag(err); ok {
+		if _, no := unsupported[name]; no {
+			return unsupportedError(name)
 		}
 	}
-	if best != "" || len(s) < 2 {
-		return best
-	}
-	only := ""
-	for _, n := range names {
-		if strings.HasPrefix(strings.ToLower(n), s) {
-			if only != "" && only != n {
-				return ""
-			}
-			only = n
+	var all []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, no := unsupported[f.Name]; !no {
+			all = append(all, f.Name)
 		}
-	}
-	return only
-}
-
-// osaDistance is the optimal string alignment distance between a and b in
-// bytes: Levenshtein's, with a swap of adjacent bytes one edit.
-func osaDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
+	})
+	return cliflags.FlagError(fs, err, listed, all)
 }
 
 // message is err's text as printed after "neardup-beam: ", without the
