@@ -2,7 +2,6 @@ package index_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -142,39 +141,6 @@ func currentManifest(t *testing.T, dir string) string {
 	return filepath.Join(dir, name)
 }
 
-// snapshot hashes every file of dir, to tell that nothing changed.
-func snapshot(t *testing.T, dir string) map[string][32]byte {
-	t.Helper()
-	out := map[string][32]byte{}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if e.Name() == "LOCK" {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[e.Name()] = sha256.Sum256(b)
-	}
-	return out
-}
-
-func sameSnapshot(a, b map[string][32]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
 // flip flips a bit of the byte at off (negative: from the end).
 func flip(t *testing.T, path string, off int64) {
 	t.Helper()
@@ -295,7 +261,7 @@ func TestDamagedIndexFiles(t *testing.T) {
 		t.Run(d.name, func(t *testing.T) {
 			dir := fc.copy(t)
 			d.damage(t, dir)
-			before := snapshot(t, dir)
+			before := indextest.DirSums(t, dir)
 			for _, ro := range []bool{true, false} {
 				st, err := index.OpenPebble(ctx, dir, index.PebbleOptions{ReadOnly: ro})
 				if d.refuse != "" {
@@ -306,7 +272,7 @@ func TestDamagedIndexFiles(t *testing.T) {
 					if !errors.Is(err, neardup.ErrCorrupt) || !strings.Contains(err.Error(), d.refuse) {
 						t.Fatalf("read-only %v: %v; want an error wrapping ErrCorrupt naming %q", ro, err, d.refuse)
 					}
-					if after := snapshot(t, dir); !sameSnapshot(before, after) {
+					if after := indextest.DirSums(t, dir); after != before {
 						t.Fatalf("read-only %v: the refused open changed the directory", ro)
 					}
 					continue
@@ -319,7 +285,7 @@ func TestDamagedIndexFiles(t *testing.T) {
 				}
 				checkAnswers(t, fc, st, want)
 				if ro {
-					if after := snapshot(t, dir); !sameSnapshot(before, after) {
+					if after := indextest.DirSums(t, dir); after != before {
 						t.Fatal("a read-only open changed the directory")
 					}
 				}
@@ -412,7 +378,7 @@ func checkAnswers(t *testing.T, fc faultCorpus, st index.Store, want map[string]
 // for what is not.
 func checkSalvage(t *testing.T, fc faultCorpus, dir string) {
 	t.Helper()
-	before := snapshot(t, dir)
+	before := indextest.DirSums(t, dir)
 	out := filepath.Join(t.TempDir(), "repaired")
 	rep, err := index.Salvage(ctx, dir, out, index.PebbleOptions{})
 	if err != nil {
@@ -422,7 +388,7 @@ func checkSalvage(t *testing.T, fc faultCorpus, dir string) {
 		}
 		t.Fatalf("salvage: %v", err)
 	}
-	if after := snapshot(t, dir); !sameSnapshot(before, after) {
+	if after := indextest.DirSums(t, dir); after != before {
 		t.Fatal("salvage changed the damaged index")
 	}
 	ix := openReadOnly(t, out)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,28 +12,6 @@ import (
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/indextest"
 )
-
-// dirSums hashes the files of an index directory (but its LOCK).
-func dirSums(t *testing.T, dir string) string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, e := range entries {
-		if e.Name() == "LOCK" {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, fmt.Sprintf("%s %x", e.Name(), sha256.Sum256(b)))
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
-}
 
 // A damaged index: every command refuses it, naming what is damaged, and
 // changes nothing; index repair copies what can be read and says what is
@@ -61,7 +38,7 @@ func TestIndexDamagedCommands(t *testing.T) {
 	if err := os.WriteFile(live, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before := dirSums(t, ix)
+	before := indextest.DirSums(t, ix)
 	for _, args := range [][]string{
 		{"index", "stats", "--index", ix},
 		{"index", "check", "--index", ix},
@@ -74,7 +51,7 @@ func TestIndexDamagedCommands(t *testing.T) {
 		if code != 1 || !strings.Contains(stderr, "write-ahead log") || !strings.Contains(stderr, filepath.Base(live)) || !strings.Contains(stderr, "offset") {
 			t.Errorf("%v: exit %d, %q; want exit 1 naming the log and the offset", args[:2], code, stderr)
 		}
-		if after := dirSums(t, ix); after != before {
+		if after := indextest.DirSums(t, ix); after != before {
 			t.Fatalf("%v changed the damaged index", args[:2])
 		}
 	}
@@ -83,7 +60,7 @@ func TestIndexDamagedCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "lost: write-ahead log "+filepath.Base(live)) || !strings.Contains(stdout, "check of "+out+": ok") {
 		t.Fatalf("repair: exit %d, %q %q", code, stdout, stderr)
 	}
-	if after := dirSums(t, ix); after != before {
+	if after := indextest.DirSums(t, ix); after != before {
 		t.Fatal("repair changed the damaged index")
 	}
 	if code, stdout, stderr := cli(t, "", "index", "check", "--index", out); code != 0 || !strings.Contains(stdout, "check: ok") {
@@ -101,14 +78,14 @@ func TestIndexDamagedCommands(t *testing.T) {
 	for _, m := range markers {
 		os.Remove(m)
 	}
-	before = dirSums(t, noMarker)
+	before = indextest.DirSums(t, noMarker)
 	for _, args := range [][]string{{"index", "stats", "--index", noMarker}, {"index", "add", "--index", noMarker, in}, {"serve", "--index", noMarker, "--addr", "127.0.0.1:0"}} {
 		code, _, stderr := cli(t, "", args...)
 		if code != 1 || !strings.Contains(stderr, "no manifest marker") || !strings.Contains(stderr, "nothing in it was changed") {
 			t.Errorf("%v without a marker: exit %d, %q", args[:2], code, stderr)
 		}
 	}
-	if after := dirSums(t, noMarker); after != before {
+	if after := indextest.DirSums(t, noMarker); after != before {
 		t.Fatal("a command changed an index without its marker")
 	}
 	code, stdout, _ = cli(t, "", "index", "repair", "--index", noMarker, "--out", filepath.Join(dir, "nomarker2"))

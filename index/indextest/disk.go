@@ -1,9 +1,14 @@
 package indextest
 
 import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
@@ -59,4 +64,27 @@ func Suffix(suffixes ...string) func(string) bool {
 		}
 		return false
 	}
+}
+
+// DirSums returns the SHA-256 of every file of an index directory but its
+// LOCK, one "name sum" line each in name order: two calls give the same
+// string unless a file changed, appeared or went away.
+func DirSums(t testing.TB, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range entries { // ReadDir sorts by name
+		if e.Name() == "LOCK" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s %x\n", e.Name(), sha256.Sum256(data))
+	}
+	return b.String()
 }
