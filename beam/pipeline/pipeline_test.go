@@ -24,7 +24,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/corpus"
-	"github.com/neardup/neardup/internal/cliflags"
+	"github.com/neardup/neardup/cliflags"
 )
 
 const sample = "../../testdata/sample/ads.jsonl"

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/neardup/neardup/internal/chart"
+	"github.com/neardup/neardup/cmd/neardup/internal/chart"
 	"github.com/neardup/neardup/internal/gen"
 	"github.com/neardup/neardup/shingle"
 )

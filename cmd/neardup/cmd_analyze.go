@@ -17,9 +17,9 @@ import (
 
 	"github.com/neardup/neardup/allpairs"
 	"github.com/neardup/neardup/corpus"
-	"github.com/neardup/neardup/internal/chart"
-	"github.com/neardup/neardup/internal/cliflags"
-	"github.com/neardup/neardup/internal/sample"
+	"github.com/neardup/neardup/cmd/neardup/internal/chart"
+	"github.com/neardup/neardup/cliflags"
+	"github.com/neardup/neardup/cmd/neardup/internal/sample"
 	"github.com/neardup/neardup/shingle"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/corpus"
-	"github.com/neardup/neardup/internal/cliflags"
+	"github.com/neardup/neardup/cliflags"
 )
 
 const dedupUsage = `Usage: neardup dedup [flags] INPUT...

@@ -16,7 +16,7 @@ import (
 	"github.com/neardup/neardup/cluster"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/idf"
-	"github.com/neardup/neardup/internal/cliflags"
+	"github.com/neardup/neardup/cliflags"
 	"github.com/neardup/neardup/internal/dedupout"
 	"github.com/neardup/neardup/shingle"
 )

@@ -17,7 +17,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/internal/cliflags"
+	"github.com/neardup/neardup/cliflags"
 	"github.com/neardup/neardup/internal/dedupout"
 )
 

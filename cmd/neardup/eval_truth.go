@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/internal/truth"
+	"github.com/neardup/neardup/cmd/neardup/internal/truth"
 )
 
 // plantedReport scores reported pairs against what a corpus generator

@@ -21,7 +21,7 @@ import (
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/hugepage"
 	"github.com/neardup/neardup/internal/parallel"
-	"github.com/neardup/neardup/internal/sample"
+	"github.com/neardup/neardup/cmd/neardup/internal/sample"
 	"github.com/neardup/neardup/shingle"
 )
 

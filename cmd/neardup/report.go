@@ -25,8 +25,8 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/corpus"
-	"github.com/neardup/neardup/internal/chart"
-	"github.com/neardup/neardup/internal/textdiff"
+	"github.com/neardup/neardup/cmd/neardup/internal/chart"
+	"github.com/neardup/neardup/cmd/neardup/internal/textdiff"
 )
 
 // The --report page: one self-contained HTML file (inline CSS, inline SVG

@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/internal/cliflags"
+	"github.com/neardup/neardup/cliflags"
 	"github.com/neardup/neardup/shingle"
 )
 

@@ -53,3 +53,19 @@ func TestLogGolden(t *testing.T) {
 		}
 	}
 }
+
+func TestExp(t *testing.T) {
+	for _, x := range []float64{-700, -20, -1.1, -0.3, 0, 1e-10, 0.7, 1, 5.5, 20, 700} {
+		if got, want := Exp(x), math.Exp(x); math.Abs(got-want) > 1e-14*want {
+			t.Errorf("Exp(%g) = %.17g, want %.17g", x, got, want)
+		}
+	}
+}
+
+func TestLogAtanh(t *testing.T) {
+	for _, x := range []float64{1e-300, 0.001, 0.5, 1, 2, 3, 10, 250, 12345.678, 1e6, 1 << 40, 1e300} {
+		if got, want := LogAtanh(x), math.Log(x); math.Abs(got-want) > 1e-14*math.Max(1, math.Abs(want)) {
+			t.Errorf("LogAtanh(%g) = %.17g, want %.17g", x, got, want)
+		}
+	}
+}

@@ -22,7 +22,7 @@
 //
 // The output for a Config is identical on every machine and Go release: the
 // package uses its own seeded PCG streams, integer sampling and
-// platform-independent arithmetic (see detmath.go). It is also
+// platform-independent arithmetic (see internal/detmath). It is also
 // prefix-stable: the first k documents of a corpus of n > k documents are
 // the corpus of k documents.
 package gen
@@ -32,6 +32,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/neardup/neardup/internal/detmath"
 )
 
 // ErrConfig is returned (wrapped) for a Config that cannot be generated.
@@ -259,7 +261,7 @@ func newGenerator(c Config) *generator {
 		res:    make([]entry, 0, poolSize),
 	}
 	// E[length] = exp(μ + σ²/2) = MeanWords.
-	g.logMu = detLog(float64(c.MeanWords)) - LengthSigma*LengthSigma/2
+	g.logMu = detmath.LogAtanh(float64(c.MeanWords)) - LengthSigma*LengthSigma/2
 	g.tEmpty = p53(c.EmptyRate)
 	g.tShort = p53(c.EmptyRate + c.ShortRate)
 	g.tCopy = p53(c.EmptyRate + c.ShortRate + c.DupRate)
@@ -291,7 +293,7 @@ func (g *generator) length() int {
 	for range 12 {
 		z += float64(g.u53()) / (1 << 53)
 	}
-	x := detExp(g.logMu + float64(LengthSigma*z))
+	x := detmath.Exp(g.logMu + float64(LengthSigma*z))
 	return max(1, min(int(x+0.5), 20*g.c.MeanWords))
 }
 

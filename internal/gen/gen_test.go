@@ -401,19 +401,6 @@ func TestTextForm(t *testing.T) {
 	}
 }
 
-func TestDetMath(t *testing.T) {
-	for _, x := range []float64{1e-300, 0.001, 0.5, 1, 2, 3, 10, 250, 12345.678, 1e6, 1 << 40, 1e300} {
-		if got, want := detLog(x), math.Log(x); math.Abs(got-want) > 1e-14*math.Max(1, math.Abs(want)) {
-			t.Errorf("detLog(%g) = %.17g, want %.17g", x, got, want)
-		}
-	}
-	for _, x := range []float64{-700, -20, -1.1, -0.3, 0, 1e-10, 0.7, 1, 5.5, 20, 700} {
-		if got, want := detExp(x), math.Exp(x); math.Abs(got-want) > 1e-14*want {
-			t.Errorf("detExp(%g) = %.17g, want %.17g", x, got, want)
-		}
-	}
-}
-
 func TestVocab(t *testing.T) {
 	v := getVocab(50000)
 	seen := map[string]bool{}

@@ -3,6 +3,8 @@ package gen
 import (
 	"math/rand/v2"
 	"sync"
+
+	"github.com/neardup/neardup/internal/detmath"
 )
 
 // ZipfS is the exponent of the word-frequency law: the word of rank k
@@ -120,7 +122,7 @@ func (v *vocab) buildAlias() {
 	const scale = (1 << 32) / 11
 	w := make([]uint64, n)
 	for k := range w {
-		x := detExp(-ZipfS * detLog(float64(k+1)))
+		x := detmath.Exp(-ZipfS * detmath.LogAtanh(float64(k+1)))
 		w[k] = max(1, uint64(float64(scale*x)))
 		v.total += w[k]
 	}

@@ -26,7 +26,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/neardup/neardup/beam/pipeline"
-	"github.com/neardup/neardup/internal/cliflags"
+	"github.com/neardup/neardup/cliflags"
 )
 
 // Exit codes, as neardup's.

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/internal/cliflags"
+	"github.com/neardup/neardup/cliflags"
 	"github.com/neardup/neardup/shingle"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/neardup/neardup/internal/truth"
+	"github.com/neardup/neardup/cmd/neardup/internal/truth"
 )
 
 func ExampleOrigins() {
