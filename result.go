@@ -6,10 +6,147 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/neardup/neardup/internal/editdist"
 	"github.com/neardup/neardup/internal/prefetch"
+	"github.com/neardup/neardup/lsh"
 )
+
+// Pair is a verified pair of documents (indices in Add order, A < B).
+type Pair struct {
+	A, B    int
+	Jaccard float64
+	// Edit is the edit similarity 1 - d/max(m, n) of the two documents'
+	// token sequences (d the Levenshtein distance, m and n their lengths;
+	// see shingle.Shingler.AppendTokens), on at most MaxEditTokens tokens
+	// each. Set only with RefineEdit.
+	Edit float64
+}
+
+// Member is a document of a cluster and its similarity to the cluster's
+// representative.
+type Member struct {
+	Doc     int
+	Jaccard float64
+	Edit    float64 // edit similarity with the representative (RefineEdit only; see Pair.Edit)
+}
+
+// Cluster is a group of two or more documents connected by verified pairs:
+// a connected component, or under ClusterStar a representative and
+// documents each verified against it (see Options.Cluster).
+type Cluster struct {
+	ID             int      // 1-based, in order of the clusters' earliest documents
+	Representative int      // chosen by Options.Keep
+	Members        []Member // in document order, the representative included
+	// Review is set for clusters larger than Options.MaxCluster: they are
+	// not deduplicated (Result.Dup is false for all their members).
+	Review bool
+}
+
+// DuplicateID is an id given to more than one document.
+type DuplicateID struct {
+	ID    string
+	Count int   // documents with the id
+	Docs  []int // the first of them (at most 5), ascending
+}
+
+// Stats counts what Run did.
+type Stats struct {
+	Documents    int   // documents added
+	Empty        int   // documents without shingles
+	InvalidUTF8  int   // documents with invalid UTF-8 (replaced by U+FFFD)
+	DuplicateIDs int   // documents whose id an earlier document has
+	Shingles     int64 // shingles over all documents
+	Distinct     int   // distinct non-empty shingle sets
+	Identical    int   // documents whose set equals an earlier document's
+
+	Params        lsh.Params
+	Candidates    int64 // candidate pairs among distinct sets (in buckets over MaxBucket, those whose signatures agree enough and that pass the length filter and, under exact unweighted verification, the set bitmaps' bound)
+	LargeBuckets  int64 // LSH buckets over MaxBucket, compared by signature (see Options.MaxBucket)
+	LargestBucket int   // distinct sets in the largest LSH bucket
+	// Buckets tallies LSH's buckets of 2 to MaxBucket distinct sets over
+	// every band by size (lsh.Stats.Buckets): their member pairs, each
+	// candidate counted in every band it shares a bucket in, are the
+	// search's work.
+	Buckets  [32]lsh.BucketClass
+	Verified int // candidates at or above the threshold
+
+	// Pairs is the number of near-duplicate pairs of documents, every
+	// pair of identical copies included: what Result.AllPairs yields.
+	Pairs int
+	// CompactPairs is len(Result.Pairs): Verified plus one per identical
+	// copy.
+	CompactPairs   int
+	Clusters       int
+	Duplicates     int // documents in clusters other than the representatives (review clusters excepted)
+	LargestCluster int
+	BelowClusters  int // clusters with a member whose Jaccard with the representative is below the threshold
+	Review         int // clusters over Options.MaxCluster, set aside for review
+	ReviewDocs     int // documents in those clusters
+
+	// Passes is 2 when the batch ran in two passes (Options.Reread), else 1.
+	Passes int
+	// Reread counts the documents read again in the second pass: one per
+	// distinct set in a candidate pair that passed the pre-filter.
+	Reread int
+	// Held counts the candidate pairs that passed the pre-filter and were
+	// held for the second pass.
+	Held int64
+
+	ReadShingle time.Duration // from the first Add until every document is shingled
+	Collapse    time.Duration // finding identical sets
+	Sign        time.Duration // MinHash signatures
+	Candidate   time.Duration // LSH and verification (in two passes LSH and the pre-filter only)
+	Second      time.Duration // the second pass: reading again and shingling the candidates' documents, and verification
+	// SecondVerify is the part of Second after the sets are read:
+	// verifying the held pairs and the pairs of the buckets over
+	// Options.MaxBucket.
+	SecondVerify time.Duration
+	Refine       time.Duration // edit similarities (RefineEdit)
+	Group        time.Duration // clusters
+}
+
+// Result is what Run found. It keeps references to the batch's shingle sets
+// (or signatures) for AllPairs and Similarity.
+type Result struct {
+	// Pairs is the compact listing of the near-duplicate pairs, sorted by
+	// (A, B): the verified pairs between documents with distinct shingle
+	// sets, each naming the earliest document of its identical group, and
+	// each later copy paired (Jaccard 1) with the earliest one. AllPairs
+	// expands it to every pair.
+	Pairs    []Pair
+	Clusters []Cluster // sorted by ID
+	Stats    Stats
+	// Dup[i] reports whether document i is in a cluster and is not its
+	// representative: the documents a deduplicated corpus drops.
+	Dup []bool
+	// DuplicateIDs lists up to 5 ids given to several documents, in order
+	// of their first document (Stats.DuplicateIDs counts them all).
+	DuplicateIDs []DuplicateID
+
+	v *views
+}
+
+// Canonical returns the earliest document whose shingle set is identical to
+// document d's: d itself when there is none (or d is empty).
+func (r *Result) Canonical(d int) int { return int(r.v.rep[d]) }
+
+// Similarity returns the similarity of any two documents as the Verifier
+// measures it: exact (weighted under WeightIDF) with VerifyExact, the
+// signature estimate with VerifyEstimate; 1 for two documents with one
+// (non-empty) set. After a two-pass run it is NaN where a set was not kept
+// (see Options.Reread).
+func (r *Result) Similarity(a, b int) float64 {
+	if r.v.rep[a] == r.v.rep[b] && r.v.counts[a] > 0 {
+		return 1 // identical sets
+	}
+	x, y := r.v.sketch(a), r.v.sketch(b)
+	if r.v.dropped && !x.Empty() && !y.Empty() || r.v.sets != nil && (x.Set == nil && x.Size > 0 || y.Set == nil && y.Size > 0) {
+		return math.NaN()
+	}
+	return r.v.ver.Similarity(&x, &y)
+}
 
 // group turns res.Pairs into res.Clusters and res.Dup with Clusters, and
 // fills the cluster counts of st.
