@@ -18,6 +18,7 @@ import (
 
 	"github.com/neardup/neardup/internal/editdist"
 	"github.com/neardup/neardup/internal/hugepage"
+	"github.com/neardup/neardup/internal/parallel"
 	"github.com/neardup/neardup/shingle"
 )
 
@@ -222,7 +223,7 @@ func (b *Batch) Run(ctx context.Context) (*Result, error) {
 	if v.toks != nil {
 		t0 = time.Now()
 		b.setStage("refine", int64(len(pairs)))
-		parallel(o.Workers, len(pairs), 64, func(lo, hi int) {
+		parallel.For(len(pairs), o.Workers, 64, func(_, lo, hi int) {
 			var es editdist.Scratch
 			for i := lo; i < hi; i++ {
 				pairs[i].Edit = es.Similarity(v.toks[pairs[i].A], v.toks[pairs[i].B])
@@ -250,22 +251,4 @@ func (b *Batch) setStage(name string, total int64) {
 	b.done.Store(0)
 	b.total.Store(total)
 	b.stage.Store(name)
-}
-
-// parallel runs fn over [0, n) in blocks of size block on w goroutines.
-func parallel(w, n, block int, fn func(lo, hi int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range w {
-		wg.Go(func() {
-			for {
-				lo := int(next.Add(int64(block))) - block
-				if lo >= n {
-					return
-				}
-				fn(lo, min(lo+block, n))
-			}
-		})
-	}
-	wg.Wait()
 }

@@ -18,6 +18,7 @@ import (
 	"unsafe"
 
 	"github.com/neardup/neardup/internal/hugepage"
+	"github.com/neardup/neardup/internal/parallel"
 	"github.com/neardup/neardup/internal/prefetch"
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/shingle"
@@ -202,7 +203,7 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 	// On the workers, B's entries prefetched (misses: 145 million pairs
 	// at 10M documents, 1.4 s on one core).
 	var all atomic.Int64
-	parallel(o.Workers, len(pairs), 1<<16, func(lo, hi int) {
+	parallel.For(len(pairs), o.Workers, 1<<16, func(_, lo, hi int) {
 		const ahead = 16
 		n := 0
 		for k := lo; k < hi; k++ {

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/neardup/neardup/internal/hugepage"
+	"github.com/neardup/neardup/internal/parallel"
 )
 
 // sortedPairs moves the verified pairs of found (emptying the lists, block
@@ -94,17 +95,12 @@ func sortedPairs(found []blockList[verified], rep []uint32, workers int, drop fu
 	}
 	wg.Wait()
 	hugepage.Done(pairs)
-	// A scratch per goroutine, handed from range to range.
-	scratch := make(chan *pairSorter, workers)
-	for range workers {
-		scratch <- &pairSorter{}
-	}
-	parallel(workers, sortParts, 1, func(lo, hi int) {
-		ps := <-scratch
+	// A scratch per goroutine, kept from range to range.
+	sorters := make([]pairSorter, workers)
+	parallel.For(sortParts, workers, 1, func(w, lo, hi int) {
 		for k := lo; k < hi; k++ {
-			ps.sortByAB(pairs[start[k]:start[k+1]])
+			sorters[w].sortByAB(pairs[start[k]:start[k+1]])
 		}
-		scratch <- ps
 	})
 	return pairs, nv
 }

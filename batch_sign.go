@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/neardup/neardup/idf"
+	"github.com/neardup/neardup/internal/parallel"
 	"github.com/neardup/neardup/shingle"
 )
 
@@ -72,7 +73,7 @@ func (b *Batch) sign(v *views) {
 		}
 		tab := idf.Compute(distinct)
 		v.weights, v.wsum = make([][]float64, nu), make([]float64, nu)
-		parallel(o.Workers, nu, 256, func(lo, hi int) {
+		parallel.For(nu, o.Workers, 256, func(_, lo, hi int) {
 			var s Sketch
 			for u := lo; u < hi; u++ {
 				s.Set = distinct[u]
@@ -92,7 +93,7 @@ func (b *Batch) sign(v *views) {
 		if useSetBitmaps && b.ver.bitmaps() {
 			v.bits = make([]shingle.Bitmap, nu)
 		}
-		parallel(o.Workers, nu, 256, func(lo, hi int) {
+		parallel.For(nu, o.Workers, 256, func(_, lo, hi int) {
 			for u := lo; u < hi; u++ {
 				set := v.sets[v.uniq[u]]
 				b.sk.AppendSignature(v.sigs[u*k:u*k:(u+1)*k], set)

@@ -18,6 +18,7 @@ import (
 	"unsafe"
 
 	"github.com/neardup/neardup/internal/hugepage"
+	"github.com/neardup/neardup/internal/parallel"
 	"github.com/neardup/neardup/internal/prefetch"
 	"github.com/neardup/neardup/lsh"
 )
@@ -265,7 +266,7 @@ func layOut(held []blockList[[2]uint32], row []int32, counts []int32) layout {
 	// it is done.
 	nb := (m + int(layoutBlock) - 1) / int(layoutBlock)
 	at := make([][]int, len(held)) // at[i][k]: list i's next place in block k
-	parallel(len(held), len(held), 1, func(i, _ int) {
+	parallel.For(len(held), len(held), 1, func(_, i, _ int) {
 		count := make([]int, nb)
 		for _, blk := range held[i].blocks {
 			for _, p := range blk {
@@ -306,7 +307,7 @@ func layOut(held []blockList[[2]uint32], row []int32, counts []int32) layout {
 			hugepage.Done(slab)
 		}
 	}()
-	parallel(len(held), len(held), 1, func(i, _ int) {
+	parallel.For(len(held), len(held), 1, func(_, i, _ int) {
 		next := at[i]
 		for k, blk := range held[i].blocks {
 			for _, p := range blk {
@@ -343,7 +344,7 @@ func (b *Batch) verifyLaidOut(ctx context.Context, v *views, l *layout, vals []u
 	// pairs ascend. (uniq ascends: the smaller place's document is the
 	// smaller set's.)
 	docOf := make([]uint32, len(l.order))
-	parallel(b.o.Workers, len(l.order), 1<<14, func(lo, hi int) {
+	parallel.For(len(l.order), b.o.Workers, 1<<14, func(_, lo, hi int) {
 		for q := lo; q < hi; q++ {
 			docOf[q] = v.uniq[l.order[q]]
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/internal/editdist"
+	"github.com/neardup/neardup/internal/parallel"
 	"github.com/neardup/neardup/internal/prefetch"
 	"github.com/neardup/neardup/lsh"
 )
@@ -191,7 +192,7 @@ func (b *Batch) group(res *Result, st *Stats) {
 	// refine, a Scratch a range).
 	var mu sync.Mutex
 	workers := max(1, min(b.o.Workers, len(groups)/groupChunk))
-	parallel(workers, len(groups), groupChunk, func(lo, hi int) {
+	parallel.For(len(groups), workers, groupChunk, func(_, lo, hi int) {
 		var c clusterCounts
 		var es editdist.Scratch
 		for ci := lo; ci < hi; ci++ {
