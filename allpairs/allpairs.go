@@ -191,11 +191,26 @@ func prepare(sets [][]uint64, workers int) *prepared {
 		pbits++
 	}
 	pshift := uint(64 - pbits) // 64 when pbits == 0: x>>64 == 0
-	nparts := 1 << pbits
 
-	// Worker w counts and scatters the sets setFrom[w] to setFrom[w+1]-1,
-	// about total/workers occurrences; its occurrences of partition p go
-	// after those of the workers before it.
+	occ, start := scatter(sets, off, workers, pshift, 1<<pbits)
+	// Worker w sorts partitions partFrom[w] to partFrom[w+1]-1.
+	partFrom := parallel.Split(start, workers)
+	hist := sortPartitions(occ, start, partFrom, pshift)
+	rankOf, nranks := rank(occ, start, partFrom, hist)
+	if nranks == 0 {
+		return nil
+	}
+	shared, single := sharedRanks(rankOf, off, workers)
+	return order(rankOf, off, shared, single, int(nranks))
+}
+
+// scatter counts the occurrences of sets (set i at off[i] in the flat
+// array) by partition (the top bits of their keys, from pshift on) and
+// scatters them into one array, partition p at occ[start[p]:start[p+1]].
+// Worker w counts and scatters about total/workers occurrences (the sets
+// parallel.Split gives it); its occurrences of partition p go after those
+// of the workers before it.
+func scatter(sets [][]uint64, off []uint32, workers int, pshift uint, nparts int) (occ []ent, start []int) {
 	setFrom := parallel.Split(off, workers)
 	counts := make([][]uint32, workers)
 	parallel.Run(workers, func(w int) {
@@ -207,7 +222,7 @@ func prepare(sets [][]uint64, workers int) *prepared {
 		}
 		counts[w] = c
 	})
-	start := make([]int, nparts+1)
+	start = make([]int, nparts+1)
 	for p := range nparts {
 		start[p+1] = start[p]
 		for w := range workers {
@@ -218,7 +233,7 @@ func prepare(sets [][]uint64, workers int) *prepared {
 	}
 	// Written at nparts cursors at once: on huge pages, the cursors'
 	// pages stay in the TLB.
-	occ := hugepage.Make[ent](total)
+	occ = hugepage.Make[ent](int(off[len(sets)]))
 	parallel.Run(workers, func(w int) {
 		next := counts[w]
 		for i := setFrom[w]; i < setFrom[w+1]; i++ {
@@ -232,12 +247,15 @@ func prepare(sets [][]uint64, workers int) *prepared {
 			}
 		}
 	})
-	counts = nil
+	return occ, start
+}
 
-	// Worker w sorts partitions partFrom[w] to partFrom[w+1]-1 and counts
-	// their shared elements by frequency in hist[w].
-	partFrom := parallel.Split(start, workers)
-	hist := make([][]uint32, workers)
+// sortPartitions sorts each partition of occ (worker w those from
+// partFrom[w] to partFrom[w+1]-1) and counts the shared elements (runs
+// of two or more) of worker w's partitions by frequency in hist[w].
+func sortPartitions(occ []ent, start, partFrom []int, pshift uint) (hist [][]uint32) {
+	workers := len(partFrom) - 1
+	hist = make([][]uint32, workers)
 	parallel.Run(workers, func(w int) {
 		var s partSorter
 		var h []uint32
@@ -257,15 +275,20 @@ func prepare(sets [][]uint64, workers int) *prepared {
 		}
 		hist[w] = h
 	})
+	return hist
+}
 
-	// Ranks in (frequency, key) order: the runs of frequency l come after
-	// all those of lower frequencies, and worker w's after those of the
-	// workers before it, whose partitions hold lower keys.
+// rank numbers the shared elements of the sorted partitions in
+// (frequency, key) order and returns, for each occurrence, its element's
+// rank+1 (0 for a singleton), with the number of ranks. The runs of
+// frequency l come after all those of lower frequencies, and worker w's
+// after those of the workers before it, whose partitions hold lower
+// keys. It consumes hist and releases occ's huge-page advice.
+func rank(occ []ent, start, partFrom []int, hist [][]uint32) (rankOf []uint32, nranks uint32) {
 	maxLen := 0
 	for _, h := range hist {
 		maxLen = max(maxLen, len(h)-1)
 	}
-	var nranks uint32
 	for l := 2; l <= maxLen; l++ {
 		for _, h := range hist {
 			if l < len(h) {
@@ -274,10 +297,10 @@ func prepare(sets [][]uint64, workers int) *prepared {
 		}
 	}
 	if nranks == 0 {
-		return nil
+		return nil, 0
 	}
-	rankOf := hugepage.Make[uint32](total) // rank+1 per occurrence, 0 for a singleton
-	parallel.Run(workers, func(w int) {
+	rankOf = hugepage.Make[uint32](len(occ)) // rank+1 per occurrence, 0 for a singleton
+	parallel.Run(len(hist), func(w int) {
 		next := hist[w]
 		for p := partFrom[w]; p < partFrom[w+1]; p++ {
 			part := occ[start[p]:start[p+1]]
@@ -296,13 +319,16 @@ func prepare(sets [][]uint64, workers int) *prepared {
 	})
 	hugepage.Done(occ)
 	hugepage.Done(rankOf)
-	occ, start = nil, nil
+	return rankOf, nranks
+}
 
-	// Rewrite each set in place in rankOf as its sorted, distinct shared
-	// ranks; count its singletons.
-	n := len(sets)
-	shared := make([]uint32, n)
-	single := make([]int32, n)
+// sharedRanks rewrites each set (set i at rankOf[off[i]:off[i+1]]) in
+// place as its sorted, distinct shared ranks, and returns how many each
+// set has and how many singletons it had.
+func sharedRanks(rankOf, off []uint32, workers int) (shared []uint32, single []int32) {
+	n := len(off) - 1
+	shared = make([]uint32, n)
+	single = make([]int32, n)
 	parallel.For(n, workers, 256, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			s := rankOf[off[i]:off[i+1]]
@@ -320,9 +346,15 @@ func prepare(sets [][]uint64, workers int) *prepared {
 			shared[i] = uint32(len(s))
 		}
 	})
+	return shared, single
+}
 
-	p := &prepared{nranks: int(nranks)}
-	for i := range n {
+// order orders the sets with a shared element by ascending size (ties by
+// index) and compacts their shared ranks (from sharedRanks) in that
+// order; nil if fewer than two sets have one.
+func order(rankOf, off, shared []uint32, single []int32, nranks int) *prepared {
+	p := &prepared{nranks: nranks}
+	for i := range shared {
 		if shared[i] > 0 {
 			p.order = append(p.order, uint32(i))
 		}
@@ -338,7 +370,7 @@ func prepare(sets [][]uint64, workers int) *prepared {
 	p.size = make([]int32, nx)
 	p.single = make([]int32, nx)
 	p.start = make([]uint32, nx+1)
-	p.ranks = make([]uint32, 0, total)
+	p.ranks = make([]uint32, 0, len(rankOf))
 	for k, i := range p.order {
 		p.size[k] = sizeOf(i)
 		p.single[k] = single[i]
