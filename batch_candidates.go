@@ -71,52 +71,8 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 			pass(w, x, i, j)
 		}
 	}
-	// With bitmaps, a member's partners in a bucket are tested together
-	// (Verifier.sizesBitmapsRow: their sizes and bitmaps, cache misses
-	// at 10M documents, are loaded ahead), then the rest of the
-	// pre-filter runs on those that pass. The pairs are those of the
-	// pair callback below, which the chained buckets' chains still take.
 	if v.bits != nil && len(v.ucount) <= math.MaxInt32 {
-		type rowScratch struct {
-			ok    []bool
-			bound []int32
-			pass  []uint32
-			_     [128 - 72]byte // a worker's own lines (blockList)
-		}
-		scratch := make([]rowScratch, o.Workers)
-		cand.Row = func(w int, i uint32, js []uint32) {
-			sc := &scratch[w]
-			sc.ok = slices.Grow(sc.ok[:0], len(js))[:len(js)]
-			// Distinct-set numbers are below MaxInt32 (above): the same
-			// values as int32.
-			ys := unsafe.Slice((*int32)(unsafe.Pointer(&js[0])), len(js))
-			sc.bound = b.ver.sizesBitmapsRow(sc.ok, int(v.ucount[i]), &v.bits[i], ys, v.ucount, v.bits, sc.bound)
-			x := v.filterView(i)
-			sc.pass = sc.pass[:0]
-			for k, j := range js {
-				if sc.ok[k] {
-					sc.pass = append(sc.pass, j)
-				}
-			}
-			// The signatures of those that passed are read next (eight
-			// lines each, misses in small buckets): load them a few
-			// partners ahead.
-			const ahead = 4
-			sigOf := func(j uint32) []uint32 { return v.sigs[int(j)*o.Slots : int(j+1)*o.Slots] }
-			for _, j := range sc.pass[:min(ahead, len(sc.pass))] {
-				prefetch.Uint32s(sigOf(j))
-			}
-			for k, j := range sc.pass {
-				if k+ahead < len(sc.pass) {
-					prefetch.Uint32s(sigOf(sc.pass[k+ahead]))
-				}
-				// The sizes passed sizesBitmapsRow (Prefilter's
-				// LengthOK): the rest of Prefilter is the signatures'.
-				if b.ver.signaturesOK(x.Signature, sigOf(j)) {
-					pass(w, &x, i, j)
-				}
-			}
-		}
+		cand.Row = b.rowFilter(v, pass)
 	}
 	lst, err := cand.Run(ctx, func(w int, i, j uint32) {
 		// The bitmaps first: two cache lines of each document against
@@ -153,18 +109,7 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 	st.Buckets = lst.Buckets
 	switch {
 	case oneHeld:
-		var wg sync.WaitGroup
-		for w := range held {
-			wg.Go(func() { b.verifyHeld(ctx, v, &held[w], &found[w]) })
-		}
-		wg.Wait()
-		sig := func(u uint32) []uint32 { return v.sigs[int(u)*o.Slots : int(u+1)*o.Slots] }
-		set := func(u uint32) ([]uint64, []float64) {
-			var s Sketch
-			v.withSet(&s, u)
-			return s.Set, s.Weights
-		}
-		st.Candidates += b.verifyChained(ctx, chained, sig, v.filterView, set, v.uniq, found)
+		st.Candidates += b.verifyOnePass(ctx, v, held, chained, found)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -190,36 +135,114 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 	pages.close()
 	st.Verified = nv
 	st.CompactPairs = len(pairs)
-	// Every pair: each identical group of g documents has g(g-1)/2 pairs
-	// among its members, and a verified pair between two groups one per
-	// combination of their members.
-	group := make([]int, len(v.rep))
-	for _, r := range v.rep {
+	st.Pairs = allPairs(pairs, v.rep, o.Workers)
+	return pairs, nil
+}
+
+// rowFilter returns lsh.Candidates.Row for candidates with set bitmaps
+// (v.bits, fewer than 2^31 distinct sets): pass is called with the
+// pairs that pass the whole pre-filter. With bitmaps, a member's
+// partners in a bucket are tested together (Verifier.sizesBitmapsRow:
+// their sizes and bitmaps, cache misses at 10M documents, are loaded
+// ahead), then the rest of the pre-filter runs on those that pass. The
+// pairs are those of candidates' pair callback, which the chained
+// buckets' chains still take.
+func (b *Batch) rowFilter(v *views, pass func(w int, x *Sketch, i, j uint32)) func(w int, i uint32, js []uint32) {
+	o := b.o
+	type rowScratch struct {
+		ok    []bool
+		bound []int32
+		pass  []uint32
+		_     [128 - 72]byte // a worker's own lines (blockList)
+	}
+	scratch := make([]rowScratch, o.Workers)
+	return func(w int, i uint32, js []uint32) {
+		sc := &scratch[w]
+		sc.ok = slices.Grow(sc.ok[:0], len(js))[:len(js)]
+		// Distinct-set numbers are below MaxInt32 (above): the same
+		// values as int32.
+		ys := unsafe.Slice((*int32)(unsafe.Pointer(&js[0])), len(js))
+		sc.bound = b.ver.sizesBitmapsRow(sc.ok, int(v.ucount[i]), &v.bits[i], ys, v.ucount, v.bits, sc.bound)
+		x := v.filterView(i)
+		sc.pass = sc.pass[:0]
+		for k, j := range js {
+			if sc.ok[k] {
+				sc.pass = append(sc.pass, j)
+			}
+		}
+		// The signatures of those that passed are read next (eight
+		// lines each, misses in small buckets): load them a few
+		// partners ahead.
+		const ahead = 4
+		sigOf := func(j uint32) []uint32 { return v.sigs[int(j)*o.Slots : int(j+1)*o.Slots] }
+		for _, j := range sc.pass[:min(ahead, len(sc.pass))] {
+			prefetch.Uint32s(sigOf(j))
+		}
+		for k, j := range sc.pass {
+			if k+ahead < len(sc.pass) {
+				prefetch.Uint32s(sigOf(sc.pass[k+ahead]))
+			}
+			// The sizes passed sizesBitmapsRow (Prefilter's
+			// LengthOK): the rest of Prefilter is the signatures'.
+			if b.ver.signaturesOK(x.Signature, sigOf(j)) {
+				pass(w, &x, i, j)
+			}
+		}
+	}
+}
+
+// verifyOnePass verifies, once LSH is done, the candidates held in one
+// pass (each worker's list on a goroutine of its own), then the pairs of
+// the chained buckets, adding those that reach the threshold to found.
+// It returns the chained buckets' candidate pairs (verifyChained).
+func (b *Batch) verifyOnePass(ctx context.Context, v *views, held []blockList[[2]uint32], chained *lsh.Deferred, found []blockList[verified]) int64 {
+	var wg sync.WaitGroup
+	for w := range held {
+		wg.Go(func() { b.verifyHeld(ctx, v, &held[w], &found[w]) })
+	}
+	wg.Wait()
+	k := b.o.Slots
+	sig := func(u uint32) []uint32 { return v.sigs[int(u)*k : int(u+1)*k] }
+	set := func(u uint32) ([]uint64, []float64) {
+		var s Sketch
+		v.withSet(&s, u)
+		return s.Set, s.Weights
+	}
+	return b.verifyChained(ctx, chained, sig, v.filterView, set, v.uniq, found)
+}
+
+// allPairs returns the number of near-duplicate pairs of documents that
+// the compact listing pairs (sorted by (A, B)) stands for: each identical
+// group of g documents (rep) has g(g-1)/2 pairs among its members, and a
+// verified pair between two groups one per combination of their members.
+func allPairs(pairs []Pair, rep []uint32, workers int) int {
+	n := 0
+	group := make([]int, len(rep))
+	for _, r := range rep {
 		group[r]++
 	}
 	for _, g := range group {
-		st.Pairs += g * (g - 1) / 2
+		n += g * (g - 1) / 2
 	}
 	// On the workers, B's entries prefetched (misses: 145 million pairs
 	// at 10M documents, 1.4 s on one core).
 	var all atomic.Int64
-	parallel.For(len(pairs), o.Workers, 1<<16, func(_, lo, hi int) {
+	parallel.For(len(pairs), workers, 1<<16, func(_, lo, hi int) {
 		const ahead = 16
 		n := 0
 		for k := lo; k < hi; k++ {
 			if k+ahead < hi {
 				b := pairs[k+ahead].B
-				prefetch.Line(&v.rep[b])
+				prefetch.Line(&rep[b])
 				prefetch.Line(&group[b])
 			}
-			if p := pairs[k]; v.rep[p.B] == uint32(p.B) {
+			if p := pairs[k]; rep[p.B] == uint32(p.B) {
 				n += group[p.A] * group[p.B]
 			}
 		}
 		all.Add(int64(n))
 	})
-	st.Pairs += int(all.Load())
-	return pairs, nil
+	return n + int(all.Load())
 }
 
 // verified is a verified pair of documents as the workers collect it: half
