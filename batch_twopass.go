@@ -44,30 +44,7 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]ui
 	// (verifyChained): their signatures are kept (row[u] >= 0: rows[row[u]])
 	// and their sets read again.
 	k := b.o.Slots
-	var row []int32
-	var rows []uint32
-	if chained != nil && chained.Len() > 0 {
-		row = make([]int32, nu)
-		for u := range row {
-			row[u] = -1
-		}
-		nr := int32(0)
-		for c := range chained.Len() {
-			for _, u := range chained.Members(c) {
-				if row[u] < 0 {
-					row[u] = nr
-					nr++
-				}
-			}
-		}
-		// Sized at once (grown by append, the copies were 1 s at 10M).
-		rows = make([]uint32, int(nr)*k)
-		for u, r := range row {
-			if r >= 0 {
-				copy(rows[int(r)*k:int(r+1)*k], v.sigs[u*k:(u+1)*k])
-			}
-		}
-	}
+	row, rows := chainedRows(chained, nu, k, v.sigs)
 	// LSH and the pre-filter were the signatures' last use. Their pages,
 	// touched already, take the sets below (at 10M documents the
 	// signatures are 5.1 GB, the sets 6.7 GB): given back and faulted in
@@ -166,6 +143,38 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]ui
 		v.setArena = arena
 	}
 	return found, pages, nil
+}
+
+// chainedRows copies the signatures (k values each, distinct set u at
+// sigs[u*k:]) of the members of chained's buckets, which the second pass
+// verifies at the end (verifyChained): member u's is rows[row[u]*k:], and
+// row[u] is -1 for a distinct set in no chained bucket. Both are nil when
+// there is no chained bucket.
+func chainedRows(chained *lsh.Deferred, nu, k int, sigs []uint32) (row []int32, rows []uint32) {
+	if chained == nil || chained.Len() == 0 {
+		return nil, nil
+	}
+	row = make([]int32, nu)
+	for u := range row {
+		row[u] = -1
+	}
+	nr := int32(0)
+	for c := range chained.Len() {
+		for _, u := range chained.Members(c) {
+			if row[u] < 0 {
+				row[u] = nr
+				nr++
+			}
+		}
+	}
+	// Sized at once (grown by append, the copies were 1 s at 10M).
+	rows = make([]uint32, int(nr)*k)
+	for u, r := range row {
+		if r >= 0 {
+			copy(rows[int(r)*k:int(r+1)*k], sigs[u*k:(u+1)*k])
+		}
+	}
+	return row, rows
 }
 
 // releaseSets gives back the memory of vals[from:to], held by arena
