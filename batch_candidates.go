@@ -18,6 +18,7 @@ import (
 	"unsafe"
 
 	"github.com/neardup/neardup/internal/hugepage"
+	"github.com/neardup/neardup/internal/lshhook"
 	"github.com/neardup/neardup/internal/parallel"
 	"github.com/neardup/neardup/internal/prefetch"
 	"github.com/neardup/neardup/lsh"
@@ -49,12 +50,9 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 	// (verifyChained), once LSH is done or, in two passes, once the
 	// buckets' sets are read again; at 10M documents they were hundreds of
 	// millions.
-	var chained *lsh.Deferred
-	if held != nil {
-		chained = &lsh.Deferred{}
-	}
 	cand := lsh.Candidates{Params: o.LSH, Slots: o.Slots, Sigs: v.sigs, Workers: o.Workers,
-		MaxBucket: max(o.MaxBucket, 0), MinAgree: b.ver.MinAgreement(), Deferred: chained, BandsDone: &b.done}
+		MaxBucket: max(o.MaxBucket, 0), MinAgree: b.ver.MinAgreement(), BandsDone: &b.done}
+	hooks := lshhook.Options{Defer: held != nil}
 	// rest is the pre-filter after the sizes and bitmaps (the signatures),
 	// then the pair held or verified.
 	pass := func(w int, x *Sketch, i, j uint32) {
@@ -72,8 +70,9 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 		}
 	}
 	if v.bits != nil && len(v.ucount) <= math.MaxInt32 {
-		cand.Row = b.rowFilter(v, pass)
+		hooks.Row = b.rowFilter(v, pass)
 	}
+	chained := lshhook.Set(&cand, hooks)
 	lst, err := cand.Run(ctx, func(w int, i, j uint32) {
 		// The bitmaps first: two cache lines of each document against
 		// the eight of its signature, and they pass fewer (on the 1M
@@ -139,7 +138,7 @@ func (b *Batch) candidates(ctx context.Context, v *views, st *Stats) ([]Pair, er
 	return pairs, nil
 }
 
-// rowFilter returns lsh.Candidates.Row for candidates with set bitmaps
+// rowFilter returns the bucket-row callback (lshhook.Options.Row) for candidates with set bitmaps
 // (v.bits, fewer than 2^31 distinct sets): pass is called with the
 // pairs that pass the whole pre-filter. With bitmaps, a member's
 // partners in a bucket are tested together (Verifier.sizesBitmapsRow:
@@ -195,7 +194,7 @@ func (b *Batch) rowFilter(v *views, pass func(w int, x *Sketch, i, j uint32)) fu
 // pass (each worker's list on a goroutine of its own), then the pairs of
 // the chained buckets, adding those that reach the threshold to found.
 // It returns the chained buckets' candidate pairs (verifyChained).
-func (b *Batch) verifyOnePass(ctx context.Context, v *views, held []blockList[[2]uint32], chained *lsh.Deferred, found []blockList[verified]) int64 {
+func (b *Batch) verifyOnePass(ctx context.Context, v *views, held []blockList[[2]uint32], chained lshhook.Chained, found []blockList[verified]) int64 {
 	var wg sync.WaitGroup
 	for w := range held {
 		wg.Go(func() { b.verifyHeld(ctx, v, &held[w], &found[w]) })
@@ -301,7 +300,7 @@ func (b *Batch) verifyHeld(ctx context.Context, v *views, l *blockList[[2]uint32
 }
 
 // verifyChained verifies the pairs the chained LSH buckets of d add beyond
-// their chains (lsh.Deferred.PairsWhere), on every worker, a bucket at a time,
+// their chains (lshhook.Chained.PairsWhere), on every worker, a bucket at a time,
 // largest first, with the bucket's sets copied together first: its members
 // are few enough for all their sets to stay in cache while its pairs are
 // verified. sig(u) is distinct set u's signature, view(u) its sketch as
@@ -312,13 +311,12 @@ func (b *Batch) verifyHeld(ctx context.Context, v *views, l *blockList[[2]uint32
 // would have reported, those that pass the length filter and the set
 // bitmaps' bound (tested first). It stops after the bucket during which
 // ctx is cancelled.
-func (b *Batch) verifyChained(ctx context.Context, d *lsh.Deferred, sig func(u uint32) []uint32,
+func (b *Batch) verifyChained(ctx context.Context, d lshhook.Chained, sig func(u uint32) []uint32,
 	view func(u uint32) Sketch, set func(u uint32) ([]uint64, []float64), uniq []uint32, found []blockList[verified]) int64 {
 	if d == nil || d.Len() == 0 {
 		return 0
 	}
 	o := b.o
-	minAgree := b.ver.MinAgreement()
 	// Under exact, unweighted verification each member's set bitmap
 	// rejects most of a large bucket's pairs before their sets are read
 	// (shingle.MaxIntersection): a large bucket's members share text, and
@@ -394,7 +392,7 @@ func (b *Batch) verifyChained(ctx context.Context, d *lsh.Deferred, sig func(u u
 					// are 104), the bitmaps' bounds of the row at once.
 					bound = b.ver.sizesBitmapsRow(ok, int(sizes[x]), &bm[x], ys, sizes, bm, bound)
 				}
-				d.PairsWhere(o.LSH, minAgree, k, sig, keep, func(x, y int) bool {
+				d.PairsWhere(k, sig, keep, func(x, y int) bool {
 					n++
 					// The signatures agree on MinAgreement slots, and
 					// keep passed the rest of Prefilter.

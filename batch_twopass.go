@@ -18,9 +18,9 @@ import (
 	"unsafe"
 
 	"github.com/neardup/neardup/internal/hugepage"
+	"github.com/neardup/neardup/internal/lshhook"
 	"github.com/neardup/neardup/internal/parallel"
 	"github.com/neardup/neardup/internal/prefetch"
-	"github.com/neardup/neardup/lsh"
 )
 
 // secondPass reads again the documents of the held candidate pairs (one
@@ -36,7 +36,7 @@ import (
 // no time on two cores: most blocks name a set read near the end, and the
 // verification of the others slowed the reading as much.) It returns the
 // verified pairs, in lists in no particular order.
-func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]uint32], chained *lsh.Deferred, st *Stats) ([]blockList[verified], *pairPages, error) {
+func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]uint32], chained lshhook.Chained, st *Stats) ([]blockList[verified], *pairPages, error) {
 	t0 := time.Now()
 	st.Passes = 2
 	nu := len(v.uniq)
@@ -150,7 +150,7 @@ func (b *Batch) secondPass(ctx context.Context, v *views, held []blockList[[2]ui
 // verifies at the end (verifyChained): member u's is rows[row[u]*k:], and
 // row[u] is -1 for a distinct set in no chained bucket. Both are nil when
 // there is no chained bucket.
-func chainedRows(chained *lsh.Deferred, nu, k int, sigs []uint32) (row []int32, rows []uint32) {
+func chainedRows(chained lshhook.Chained, nu, k int, sigs []uint32) (row []int32, rows []uint32) {
 	if chained == nil || chained.Len() == 0 {
 		return nil, nil
 	}

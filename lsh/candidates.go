@@ -27,23 +27,15 @@ type Candidates struct {
 	// on fewer (neardup.Verifier.MinAgreement) then loses nothing to
 	// MaxBucket.
 	MinAgree int
-	// Deferred, if not nil (and MinAgree > 0), receives the chained
-	// buckets instead: Run reports their chains but not the pairs
-	// AgreeingPairs adds, which the caller pairs later with
-	// Deferred.Pairs (for instance once it holds the members' sets, to
-	// verify each bucket's pairs together rather than hold them).
-	Deferred *Deferred
 	// BandsDone, if not nil, is incremented as each band is finished, for
 	// progress reports (Params.Bands in all).
 	BandsDone *atomic.Int64
-	// Row, if not nil, is called instead of Run's fn with the pairs a
-	// member of a bucket of at most MaxBucket members is reported in, all
-	// at once: Row(worker, i, js) stands for fn(worker, i, j) for each j
-	// of js, in order (ascending). A caller can then start loading what it
-	// reads about the later partners while it tests the first (in a large
-	// bucket the partners' data are cache misses). js is reused after
-	// Row returns. The pairs of chained buckets still go to fn.
-	Row func(worker int, i uint32, js []uint32)
+
+	// The batch's hooks (set through internal/lshhook, see hook.go): row
+	// is lshhook.Options.Row; deferred, if not nil (and MinAgree > 0),
+	// receives the chained buckets (lshhook.Options.Defer).
+	row      func(worker int, i uint32, js []uint32)
+	deferred *deferred
 }
 
 // Stats counts what a search did.
@@ -246,8 +238,8 @@ func (c *Candidates) Run(ctx context.Context, fn func(worker int, i, j uint32)) 
 		})
 	}
 	wg.Wait()
-	if d := c.Deferred; d != nil {
-		*d = Deferred{}
+	if d := c.deferred; d != nil {
+		*d = deferred{p: p, minAgree: c.MinAgree}
 		if c.MinAgree > 0 && sh.large != nil {
 			d.buckets, d.large, d.words = sh.chained, sh.large, sh.words
 		}
@@ -385,41 +377,45 @@ type chainBucket struct {
 	band int
 }
 
-// Deferred is what Run leaves for later when Candidates.Deferred is set:
-// the chained buckets and the chained-bucket bitsets ReportBand reads.
-type Deferred struct {
-	buckets []chainBucket // largest first
-	large   []uint64
-	words   int
+// deferred is what Run leaves for later when Candidates.deferred is set
+// (lshhook.Chained): the chained buckets and the chained-bucket bitsets
+// ReportBand reads, with the Params and MinAgree of the Run.
+type deferred struct {
+	p        Params
+	minAgree int
+	buckets  []chainBucket // largest first
+	large    []uint64
+	words    int
 }
 
 // Len returns the number of chained buckets.
-func (d *Deferred) Len() int { return len(d.buckets) }
+func (d *deferred) Len() int { return len(d.buckets) }
 
 // Members returns the members of chained bucket k (0 <= k < Len, largest
 // first), in ascending id order. The slice must not be modified.
-func (d *Deferred) Members(k int) []uint32 { return d.buckets[k].ids }
+func (d *deferred) Members(k int) []uint32 { return d.buckets[k].ids }
 
 // Pairs calls fn(x, y), x < y, for the pairs of chained bucket k that Run
-// would have reported besides its chain with MinAgree minAgree: the pairs
+// would have reported besides its chain: the pairs
 // AgreeingPairs gives that Params.ReportBand keeps in the bucket's band,
 // as positions in Members(k) (documents Members(k)[x] < Members(k)[y]).
 // sig(i) is document i's whole signature, as Run read it. It stops early
 // when fn returns false. Pairs allocates a copy of the bucket's signatures
 // and may be called for different buckets concurrently.
-func (d *Deferred) Pairs(p Params, minAgree, k int, sig func(i uint32) []uint32, fn func(x, y int) bool) {
-	d.PairsWhere(p, minAgree, k, sig, nil, fn)
+func (d *deferred) Pairs(k int, sig func(i uint32) []uint32, fn func(x, y int) bool) {
+	d.PairsWhere(k, sig, nil, fn)
 }
 
 // PairsWhere is Pairs for the pairs keep accepts: keep, if not nil, is
 // asked about the pairs that pass the comparison of the signatures' low
-// bytes, a member's together (KeepRow), before their report bands and
+// bytes, a member's together (keepRow), before their report bands and
 // full comparisons, which it spares the pairs it rejects. It must answer
 // from each pair alone (the pairs fn is given are then exactly Pairs'
 // pairs that keep accepts): for instance a caller's cheap test of the two
 // sets' sizes or bitmaps, which in a large bucket of documents that share
 // text rejects most pairs.
-func (d *Deferred) PairsWhere(p Params, minAgree, k int, sig func(i uint32) []uint32, keep KeepRow, fn func(x, y int) bool) {
+func (d *deferred) PairsWhere(k int, sig func(i uint32) []uint32, keep func(x int, ys []int32, ok []bool), fn func(x, y int) bool) {
+	p, minAgree := d.p, d.minAgree
 	b := d.buckets[k]
 	if len(b.ids) < 3 || minAgree <= 0 {
 		return
@@ -452,8 +448,8 @@ func appendSigs(dst []uint32, ids []uint32, sig func(i uint32) []uint32) []uint3
 // In a large bucket most of the pairs that pass the block comparison are
 // reported in another band, and this reads one or two cache lines of
 // their second signature instead of all of it. keep, if not nil, is asked
-// first (see Deferred.PairsWhere).
-func (p Params) agreeingKept(ids []uint32, band, minAgree int, sigs []uint32, large func(i uint32) []uint64, keep KeepRow, fn func(x, y int) bool) {
+// first (see deferred.PairsWhere).
+func (p Params) agreeingKept(ids []uint32, band, minAgree int, sigs []uint32, large func(i uint32) []uint64, keep keepRow, fn func(x, y int) bool) {
 	slots := len(sigs) / len(ids)
 	at := func(x int) []uint32 { return sigs[x*slots : (x+1)*slots] }
 	bb, fast := p.newBandBits(slots)
@@ -489,7 +485,7 @@ type bandWorker struct {
 	masks  []uint64      // bucketComp(): equality bits of band values
 	acc    []uint64      // bucketComp(): those bits over more than 64 bands
 	large  []uint64      // bucketComp(): a member's chained-bucket bitset
-	js     []uint32      // a member's reported partners, for Candidates.Row
+	js     []uint32      // a member's reported partners, for Candidates.row
 	seen   []uint64      // sortShared(): keepShared's table
 	stats  Stats
 	ctx    context.Context
@@ -798,7 +794,7 @@ func (bw *bandWorker) chains() {
 		for x := 0; x+1 < len(cb.ids); x++ {
 			bw.chained(cb.ids[x], cb.ids[x+1], cb.band)
 		}
-		if bw.c.MinAgree > 0 && len(cb.ids) > 2 && bw.c.Deferred == nil {
+		if bw.c.MinAgree > 0 && len(cb.ids) > 2 && bw.c.deferred == nil {
 			bw.agreeing(cb.ids, cb.band)
 		}
 	}
@@ -987,7 +983,7 @@ func (bw *bandWorker) report(i, j uint32) {
 }
 
 // reportRow reports i with each of its partners js (ascending, all
-// after i) as report does: to Row at once if it is set, else to fn a pair
+// after i) as report does: to row at once if it is set, else to fn a pair
 // at a time.
 func (bw *bandWorker) reportRow(i uint32, js []uint32) {
 	if len(js) == 0 {
@@ -995,8 +991,8 @@ func (bw *bandWorker) reportRow(i uint32, js []uint32) {
 	}
 	bw.stats.Pairs += int64(len(js))
 	switch {
-	case bw.c.Row != nil:
-		bw.c.Row(bw.w, i, js)
+	case bw.c.row != nil:
+		bw.c.row(bw.w, i, js)
 	case bw.fn != nil:
 		for _, j := range js {
 			bw.fn(bw.w, i, j)

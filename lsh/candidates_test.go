@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/neardup/neardup/internal/lshhook"
 )
 
 type pair struct{ i, j uint32 }
@@ -230,7 +232,7 @@ func runCollect(t *testing.T, c *Candidates) (map[pair]bool, Stats) {
 	}
 	// With Row, the same pairs and Stats: rows of ascending partners, the
 	// chained buckets' pairs through fn.
-	if c.Row == nil {
+	if c.row == nil {
 		rc := *c
 		rows := make([]map[pair]bool, workers)
 		for w := range rows {
@@ -242,7 +244,7 @@ func runCollect(t *testing.T, c *Candidates) (map[pair]bool, Stats) {
 			}
 			rows[w][pair{i, j}] = true
 		}
-		rc.Row = func(w int, i uint32, js []uint32) {
+		rc.row = func(w int, i uint32, js []uint32) {
 			if len(js) == 0 || !slices.IsSorted(js) {
 				t.Errorf("Row(%d, %v): empty or not ascending", i, js)
 			}
@@ -250,8 +252,8 @@ func runCollect(t *testing.T, c *Candidates) (map[pair]bool, Stats) {
 				add(w, i, j)
 			}
 		}
-		if c.Deferred != nil {
-			rc.Deferred = &Deferred{}
+		if c.deferred != nil {
+			rc.deferred = &deferred{}
 		}
 		rst, err := rc.Run(context.Background(), add)
 		if err != nil {
@@ -733,20 +735,20 @@ func TestAgreeLow(t *testing.T) {
 	}
 }
 
-// TestRunDeferred: with Deferred set, Run's pairs and Deferred.Pairs over
+// TestRunDeferred: with deferred set, Run's pairs and deferred.Pairs over
 // every chained bucket are, together, the pairs of a Run without it, each
 // once.
 func TestRunDeferred(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
-	var deferred int
+	var nDeferred int
 	for _, workers := range []int{1, 2, 3} {
 		for _, agree := range []int{8, 12, 16} {
 			const n, slots = 600, 24
 			sigs := randomSigs(rng, n, slots, 2)
 			c := &Candidates{Params: Params{8, 3}, Slots: slots, Sigs: sigs, Workers: workers, MaxBucket: 4, MinAgree: agree}
 			want, _ := runCollect(t, c)
-			d := &Deferred{}
-			c.Deferred = d
+			d := &deferred{}
+			c.deferred = d
 			got, _ := runCollect(t, c)
 			if d.Len() == 0 {
 				t.Fatalf("no chained bucket")
@@ -756,26 +758,26 @@ func TestRunDeferred(t *testing.T) {
 					t.Fatalf("buckets not largest first")
 				}
 				m := d.Members(k)
-				d.Pairs(c.Params, agree, k, func(i uint32) []uint32 { return sigs[int(i)*slots : int(i+1)*slots] }, func(x, y int) bool {
+				d.Pairs(k, func(i uint32) []uint32 { return sigs[int(i)*slots : int(i+1)*slots] }, func(x, y int) bool {
 					e := pair{m[x], m[y]}
 					if got[e] {
 						t.Fatalf("pair %v reported twice", e)
 					}
 					got[e] = true
-					deferred++
+					nDeferred++
 					return true
 				})
 			}
-			diff(t, fmt.Sprintf("workers %d agree %d: Run + Deferred.Pairs", workers, agree), got, want)
+			diff(t, fmt.Sprintf("workers %d agree %d: Run + deferred.Pairs", workers, agree), got, want)
 		}
 	}
-	if deferred == 0 {
+	if nDeferred == 0 {
 		t.Fatal("no deferred pair: the test shows nothing")
 	}
 }
 
-// TestPairsWhere: Deferred.PairsWhere gives exactly the pairs of
-// Deferred.Pairs that keep accepts, and asks keep only about pairs that
+// TestPairsWhere: deferred.PairsWhere gives exactly the pairs of
+// deferred.Pairs that keep accepts, and asks keep only about pairs that
 // pass the signature comparison, both where the report band comes from
 // bits (8 bands) and where it does not (70 bands).
 func TestPairsWhere(t *testing.T) {
@@ -788,8 +790,8 @@ func TestPairsWhere(t *testing.T) {
 		const n = 200
 		sigs := randomSigs(rng, n, c.slots, 2)
 		agree := c.slots / 2
-		d := &Deferred{}
-		cand := &Candidates{Params: c.p, Slots: c.slots, Sigs: sigs, Workers: 2, MaxBucket: 4, MinAgree: agree, Deferred: d}
+		d := &deferred{}
+		cand := &Candidates{Params: c.p, Slots: c.slots, Sigs: sigs, Workers: 2, MaxBucket: 4, MinAgree: agree, deferred: d}
 		runCollect(t, cand)
 		if d.Len() == 0 {
 			t.Fatalf("%v: no chained bucket", c.p)
@@ -799,14 +801,14 @@ func TestPairsWhere(t *testing.T) {
 			m := d.Members(k)
 			keep := func(x, y int) bool { return (m[x]*31+m[y]*7)%3 != 0 }
 			want := map[pair]bool{}
-			d.Pairs(c.p, agree, k, sig, func(x, y int) bool {
+			d.Pairs(k, sig, func(x, y int) bool {
 				if keep(x, y) {
 					want[pair{m[x], m[y]}] = true
 				}
 				return true
 			})
 			got := map[pair]bool{}
-			d.PairsWhere(c.p, agree, k, sig, func(x int, ys []int32, ok []bool) {
+			d.PairsWhere(k, sig, func(x int, ys []int32, ok []bool) {
 				if len(ok) != len(ys) {
 					t.Fatalf("keep given %d answers for %d pairs", len(ok), len(ys))
 				}
@@ -881,5 +883,51 @@ func TestSortKey(t *testing.T) {
 	}
 	if sortKey([]uint32{1, 2}) == sortKey([]uint32{2, 1}) {
 		t.Error("sortKey ignores the order of the values")
+	}
+}
+
+// TestHooks: lshhook.Set (what the batch uses) sets the row callback and
+// the deferred chained buckets that Run fills, and clears them again; with
+// Defer unset it returns a nil interface, which callers test for.
+func TestHooks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	const n, slots = 600, 24
+	sigs := randomSigs(rng, n, slots, 2)
+	c := &Candidates{Params: Params{8, 3}, Slots: slots, Sigs: sigs, Workers: 2, MaxBucket: 4, MinAgree: 12}
+	rows := 0
+	ch := lshhook.Set(c, lshhook.Options{Defer: true, Row: func(int, uint32, []uint32) { rows++ }})
+	if ch == nil || c.deferred == nil || ch != lshhook.Chained(c.deferred) {
+		t.Fatalf("Set with Defer: Chained %v, Candidates.deferred %p", ch, c.deferred)
+	}
+	if _, err := c.Run(context.Background(), func(int, uint32, uint32) {}); err != nil {
+		t.Fatal(err)
+	}
+	if ch.Len() == 0 || len(ch.Members(0)) <= c.MaxBucket {
+		t.Fatalf("after Run: %d chained buckets", ch.Len())
+	}
+	// Buckets within MaxBucket go to row.
+	r := *c
+	r.MaxBucket, r.Workers, r.deferred = 0, 1, nil // rows counted without a lock; ch kept
+	if _, err := r.Run(context.Background(), func(int, uint32, uint32) {}); err != nil {
+		t.Fatal(err)
+	}
+	if rows == 0 {
+		t.Fatal("Options.Row not called")
+	}
+	pairs := 0
+	ch.PairsWhere(0, func(i uint32) []uint32 { return sigs[int(i)*slots : int(i+1)*slots] }, nil, func(x, y int) bool {
+		pairs++
+		return true
+	})
+	want := 0
+	c.deferred.Pairs(0, func(i uint32) []uint32 { return sigs[int(i)*slots : int(i+1)*slots] }, func(x, y int) bool {
+		want++
+		return true
+	})
+	if pairs != want {
+		t.Fatalf("Chained.PairsWhere with no keep: %d pairs, deferred.Pairs %d", pairs, want)
+	}
+	if ch := lshhook.Set(c, lshhook.Options{}); ch != nil || c.deferred != nil || c.row != nil {
+		t.Fatalf("Set without hooks: Chained %v, deferred %p, row set %v", ch, c.deferred, c.row != nil)
 	}
 }

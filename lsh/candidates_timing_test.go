@@ -312,7 +312,7 @@ func BenchmarkAgreeingPairs(b *testing.B) {
 }
 
 // BenchmarkAgreeingKept: the pairs one chained bucket adds beyond its chain
-// (Deferred.Pairs), in a bucket shaped like the largest of the 10M-document
+// (deferred.Pairs), in a bucket shaped like the largest of the 10M-document
 // benchmark corpus: 20,000 members (10 MB of signatures: more than a
 // core's L2 cache), in 20 groups of near-copies interleaved in id order,
 // each member keeping 75% of its group's slots (so about 1 comparison in

@@ -132,15 +132,15 @@ func BucketPairs(m, maxBucket int, fn func(x, y int) bool) {
 	}
 }
 
-// KeepRow is a caller's test of the pairs of a chained bucket's member
+// keepRow is a caller's test of the pairs of a chained bucket's member
 // x with the members ys (ascending, all after x), asked before the pairs'
 // report bands and full comparisons, which it spares the pairs it
 // rejects: it sets every ok[i] (len(ok) == len(ys)) to whether pair (x,
 // ys[i]) goes on. It must answer from each pair alone and must not
 // modify ys. Asked about a member's pairs together, it can start loading
 // what it reads about the later ones while it tests the first (see
-// Deferred.PairsWhere).
-type KeepRow func(x int, ys []int32, ok []bool)
+// deferred.PairsWhere).
+type keepRow func(x int, ys []int32, ok []bool)
 
 // AgreeingPairs calls fn(x, y), x+1 < y, for the pairs a chained bucket
 // (Chained) of m members contributes besides its chain when
@@ -160,11 +160,11 @@ func AgreeingPairs(m, minAgree int, sig func(x int) []uint32, fn func(x, y int) 
 
 // agreeingPairs is AgreeingPairs, with keep, if not nil, asked first about
 // the pairs of each member x that pass the comparison of the low bytes,
-// all at once (KeepRow: a pair it rejects goes no further), then drop, if
+// all at once (keepRow: a pair it rejects goes no further), then drop, if
 // not nil, about each pair left: it is handed the pair's byte-equality
 // bits (bit k%64 of low[k/64] set where slot k's low bytes agree; reused
 // for the next pair), and a pair it drops is not compared in full.
-func agreeingPairs(m, minAgree int, sig func(x int) []uint32, keep KeepRow, drop func(x, y int, low []uint64) bool, fn func(x, y int) bool) {
+func agreeingPairs(m, minAgree int, sig func(x int) []uint32, keep keepRow, drop func(x, y int, low []uint64) bool, fn func(x, y int) bool) {
 	if minAgree <= 0 || m < 3 {
 		return
 	}
