@@ -16,10 +16,10 @@ import (
 	eaw "golang.org/x/text/width" // East Asian width
 
 	"github.com/neardup/neardup/allpairs"
-	"github.com/neardup/neardup/corpus"
-	"github.com/neardup/neardup/cmd/neardup/internal/chart"
 	"github.com/neardup/neardup/cliflags"
+	"github.com/neardup/neardup/cmd/neardup/internal/chart"
 	"github.com/neardup/neardup/cmd/neardup/internal/sample"
+	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/shingle"
 )
 

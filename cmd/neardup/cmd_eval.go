@@ -13,9 +13,10 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/allpairs"
-	"github.com/neardup/neardup/corpus"
-	"github.com/neardup/neardup/cmd/neardup/internal/chart"
 	"github.com/neardup/neardup/cliflags"
+	"github.com/neardup/neardup/cmd/neardup/internal/chart"
+	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/internal/pairscore"
 	"github.com/neardup/neardup/internal/parallel"
 	"github.com/neardup/neardup/lsh"
 )
@@ -175,15 +176,6 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	return printEval(e.stdout, rep)
 }
 
-type pairKey = uint64
-
-func key(i, j int) pairKey {
-	if i > j {
-		i, j = j, i
-	}
-	return uint64(i)<<32 | uint64(j)
-}
-
 func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o neardup.Options, co corpus.Options, origin map[string]string) (*evalReport, error) {
 	params := o.LSH
 	// Each stage is announced on standard error when it ends (--quiet: not),
@@ -212,38 +204,12 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-
-	// (a) the dedup engine, timed from the first Add to the end of Run.
 	t0 = time.Now()
-	b, err := neardup.NewBatch(o)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
-	}
-	defer b.Close()
-	pr.watch(b)
-	for i, text := range texts {
-		if err := b.Add(strconv.Itoa(i), text); err != nil {
-			return nil, err
-		}
-	}
-	res, err := b.Run(ctx)
+	res, err := evalEngine(ctx, pr, rep, texts, o)
 	if err != nil {
 		return nil, err
 	}
-	rep.LSHSeconds = time.Since(t0).Seconds()
-	rep.Candidates = res.Stats.Candidates
-	rep.LSHPairs = len(res.Pairs)
 	say("dedup engine: %s, %s, %s", dur(time.Since(t0)), plural(rep.Candidates, "candidate", "candidates"), plural(rep.LSHPairs, "pair", "pairs"))
-	rep.Clusters = evalClusters{Mode: o.Cluster.String(), Clusters: len(res.Clusters)}
-	for _, c := range res.Clusters {
-		rep.Clusters.Largest = max(rep.Clusters.Largest, len(c.Members))
-		rep.Clusters.Dropped += len(c.Members) - 1
-		below := c.Below(t)
-		rep.Clusters.Below += below
-		if below > 0 {
-			rep.Clusters.WithBelow++
-		}
-	}
 	if origin != nil {
 		if rep.Planted, err = scorePlanted(f.truth, origin, ids, res.Pairs, o.Refine == neardup.RefineEdit); err != nil {
 			return nil, err
@@ -268,7 +234,7 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 		}
 	}
 	var mu sync.Mutex
-	truth := map[pairKey]float64{}
+	truth := map[uint64]float64{}
 	t0 = time.Now()
 	pr.set(fmt.Sprintf("exact all-pairs join at t = %g", t), 0)
 	ranked := allpairs.Rank(sets, workers) // shared with the S-curve's join
@@ -277,7 +243,7 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 			return
 		}
 		mu.Lock()
-		truth[key(i, j)] = jac
+		truth[pairscore.Key(i, j)] = jac
 		mu.Unlock()
 	})
 	rep.ExactSeconds = time.Since(t0).Seconds()
@@ -286,50 +252,7 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-
-	// (c) compare. Canonical(i) is the earliest document with i's set.
-	first := res.Canonical
-	reported := make(map[pairKey]bool, len(res.Pairs))
-	rep.JaccardExact = true
-	for _, p := range res.Pairs {
-		k := key(p.A, p.B)
-		reported[k] = true
-		if jac, ok := truth[k]; ok {
-			rep.Intersection++
-			if math.Abs(jac-p.Jaccard) > 1e-9 {
-				rep.JaccardExact = false
-			}
-		}
-	}
-	if rep.LSHPairs > 0 {
-		rep.Precision = float64(rep.Intersection) / float64(rep.LSHPairs)
-	} else {
-		rep.Precision = 1
-	}
-	nb := max(1, int(math.Ceil((1-t)/0.05-1e-9)))
-	for k := range nb {
-		lo := t + 0.05*float64(k)
-		rep.RecallBins = append(rep.RecallBins, &evalBin{Lo: lo, Hi: min(1, lo+0.05), From: round3(lo), To: round3(min(1, lo+0.05))})
-	}
-	for k, jac := range truth {
-		i, j := int(k>>32), int(k&0xffffffff)
-		found := first(i) == first(j) || reported[k] || reported[key(first(i), first(j))]
-		bin := rep.RecallBins[min(nb-1, max(0, int((jac-t)/0.05+1e-9)))]
-		bin.Pairs++
-		if found {
-			bin.Found++
-			rep.Found++
-		}
-	}
-	for _, bin := range rep.RecallBins {
-		if bin.Pairs > 0 {
-			bin.Recall = ptr(float64(bin.Found) / float64(bin.Pairs))
-		}
-	}
-	rep.Recall = 1
-	if rep.TruePairs > 0 {
-		rep.Recall = float64(rep.Found) / float64(rep.TruePairs)
-	}
+	rep.scoreRecall(res, truth)
 
 	// The measured S-curve: exact pairs down to --plot-from, and which of
 	// them share a band (lsh.Candidates, no bucket limit, no verification).
@@ -341,6 +264,80 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	say("measured S-curve (exact pairs from %g, LSH candidates): %s", min(f.plotFrom, t), dur(time.Since(t0)))
 	rep.CandidateBins = bins
 	return rep, nil
+}
+
+// evalEngine runs the dedup engine on texts, timed from the first Add to
+// the end of Run, and fills rep's engine figures and clusters.
+func evalEngine(ctx context.Context, pr *progress, rep *evalReport, texts [][]byte, o neardup.Options) (*neardup.Result, error) {
+	t0 := time.Now()
+	b, err := neardup.NewBatch(o)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
+	}
+	defer b.Close()
+	pr.watch(b)
+	for i, text := range texts {
+		if err := b.Add(strconv.Itoa(i), text); err != nil {
+			return nil, err
+		}
+	}
+	res, err := b.Run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep.LSHSeconds = time.Since(t0).Seconds()
+	rep.Candidates = res.Stats.Candidates
+	rep.LSHPairs = len(res.Pairs)
+	rep.Clusters = evalClusters{Mode: o.Cluster.String(), Clusters: len(res.Clusters)}
+	for _, c := range res.Clusters {
+		rep.Clusters.Largest = max(rep.Clusters.Largest, len(c.Members))
+		rep.Clusters.Dropped += len(c.Members) - 1
+		below := c.Below(rep.Threshold)
+		rep.Clusters.Below += below
+		if below > 0 {
+			rep.Clusters.WithBelow++
+		}
+	}
+	return res, nil
+}
+
+// scoreRecall compares the engine's pairs with the exact join's (truth:
+// pairscore.Key -> Jaccard): precision, recall overall and per 0.05 bin
+// from the threshold, and whether every reported Jaccard is exact.
+func (rep *evalReport) scoreRecall(res *neardup.Result, truth map[uint64]float64) {
+	t := rep.Threshold
+	reported := pairscore.NewReported(res.Canonical, len(res.Pairs))
+	score := pairscore.Score{Exact: len(truth), Reported: len(res.Pairs)}
+	rep.JaccardExact = true
+	for _, p := range res.Pairs {
+		reported.Add(p.A, p.B)
+		if jac, ok := truth[pairscore.Key(p.A, p.B)]; ok {
+			score.Correct++
+			if math.Abs(jac-p.Jaccard) > 1e-9 {
+				rep.JaccardExact = false
+			}
+		}
+	}
+	nb := max(1, int(math.Ceil((1-t)/0.05-1e-9)))
+	for k := range nb {
+		lo := t + 0.05*float64(k)
+		rep.RecallBins = append(rep.RecallBins, &evalBin{Lo: lo, Hi: min(1, lo+0.05), From: round3(lo), To: round3(min(1, lo+0.05))})
+	}
+	for k, jac := range truth {
+		bin := rep.RecallBins[min(nb-1, max(0, int((jac-t)/0.05+1e-9)))]
+		bin.Pairs++
+		if reported.Found(pairscore.Split(k)) {
+			bin.Found++
+			score.Found++
+		}
+	}
+	for _, bin := range rep.RecallBins {
+		if bin.Pairs > 0 {
+			bin.Recall = ptr(float64(bin.Found) / float64(bin.Pairs))
+		}
+	}
+	rep.Intersection, rep.Found = score.Correct, score.Found
+	rep.Recall, rep.Precision = score.Recall(), score.Precision()
 }
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
@@ -359,7 +356,7 @@ func candidateCurve(ctx context.Context, pr *progress, sets [][]uint64, ranked *
 	}
 	binOf := func(j float64) int { return min(nb-1, int(j/0.05+1e-9)) }
 	var mu sync.Mutex
-	pairs := map[pairKey]int32{} // pair of signature ids -> bin
+	pairs := map[uint64]int32{} // pair of signature ids -> bin
 	ids := make([]int, 0, len(sets))
 	sigID := make([]int, len(sets))
 	for i, s := range sets {
@@ -375,7 +372,7 @@ func candidateCurve(ctx context.Context, pr *progress, sets [][]uint64, ranked *
 		}
 		k := binOf(jac)
 		mu.Lock()
-		pairs[key(sigID[i], sigID[j])] = int32(k)
+		pairs[pairscore.Key(sigID[i], sigID[j])] = int32(k)
 		bins[k].Pairs++
 		bins[k].sumJ += jac
 		mu.Unlock()
@@ -396,7 +393,7 @@ func candidateCurve(ctx context.Context, pr *progress, sets [][]uint64, ranked *
 	pr.set("LSH candidates per band", int64(p.Bands))
 	c := &lsh.Candidates{Params: p, Slots: slots, Sigs: sigs, Workers: workers, MaxBucket: 0, BandsDone: &pr.done}
 	if _, err := c.Run(ctx, func(w int, i, j uint32) {
-		if k, ok := pairs[key(int(i), int(j))]; ok {
+		if k, ok := pairs[pairscore.Key(int(i), int(j))]; ok {
 			counts[w][k]++
 		}
 	}); err != nil {

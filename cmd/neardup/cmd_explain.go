@@ -13,10 +13,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cliflags"
 	"github.com/neardup/neardup/cluster"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/idf"
-	"github.com/neardup/neardup/cliflags"
 	"github.com/neardup/neardup/internal/dedupout"
 	"github.com/neardup/neardup/shingle"
 )

@@ -15,8 +15,8 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/allpairs"
-	"github.com/neardup/neardup/cmd/neardup/internal/chart"
 	"github.com/neardup/neardup/cliflags"
+	"github.com/neardup/neardup/cmd/neardup/internal/chart"
 	"github.com/neardup/neardup/lsh"
 )
 
