@@ -114,6 +114,59 @@ type tuneReport struct {
 func runTune(ctx context.Context, e *env, args []string) error {
 	var f tuneFlags
 	fs := newFlagSet(e, "tune", tuneUsage)
+	f.register(fs)
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("%w: unexpected argument %q (a corpus sample goes in --sample)", errUsage, rest[0])
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	at, err := f.validate(set)
+	if err != nil {
+		return err
+	}
+	twoPoint := set["low"] || set["high"]
+	rep, list, chosen, err := f.search(twoPoint)
+	if err != nil {
+		return err
+	}
+
+	var hist *jaccardHist
+	if f.sample != "" {
+		h, read, err := sampleHist(ctx, e, &f)
+		if err != nil {
+			return err
+		}
+		hist = h
+		rep.Sample = &struct {
+			Documents  int   `json:"documents"`
+			Read       int   `json:"read"`
+			Pairs      int64 `json:"pairs"`
+			CorpusDocs int64 `json:"corpus_docs,omitempty"`
+		}{h.docs, read, h.pairs, f.corpusDocs}
+	}
+	for _, p := range list {
+		rep.Candidates = append(rep.Candidates, f.row(p, chosen, twoPoint, at, hist))
+	}
+
+	if f.plot != "" {
+		if err := tunePlot(&f, rep, list, chosen, twoPoint).WriteFile(f.plot, 720, 450); err != nil {
+			return err
+		}
+	}
+	if f.jsonOut {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return printTune(e.stdout, &f, rep, at, twoPoint)
+}
+
+// register defines tune's flags on fs.
+func (f *tuneFlags) register(fs *flag.FlagSet) {
 	f.in.Register(fs)
 	fs.IntVar(&f.numPerm, "num-perm", 128, "MinHash signature slots K: b*r <= K")
 	fs.Float64Var(&f.threshold, "threshold", neardup.DefaultThreshold, "Jaccard threshold T (threshold mode)")
@@ -132,32 +185,23 @@ func runTune(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON instead of a table")
 	fs.StringVar(&f.plot, "plot", "", "draw the chosen S-curve and alternatives to FILE.svg or FILE.png")
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for the sample's pairs (default: the number of CPUs)")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) > 0 {
-		return fmt.Errorf("%w: unexpected argument %q (a corpus sample goes in --sample)", errUsage, rest[0])
-	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	at, err := f.validate(set)
-	if err != nil {
-		return err
-	}
+}
 
+// search returns the report's header, the parameters to list (the best
+// per rows, or the given ones) and the chosen parameters, with lsh's own
+// choice (the code dedup uses). twoPoint: --low/--high targets.
+func (f *tuneFlags) search(twoPoint bool) (*tuneReport, []lsh.Params, lsh.Params, error) {
 	rep := &tuneReport{NumPerm: f.numPerm}
 	var chosen lsh.Params
 	switch {
 	case f.bands > 0:
 		rep.Mode = "given"
 		chosen = lsh.Params{Bands: f.bands, Rows: f.rows}
-	case set["low"] || set["high"]:
+	case twoPoint:
 		rep.Mode = "targets"
 	default:
 		rep.Mode = "threshold"
 	}
-	twoPoint := set["low"] || set["high"]
 	if twoPoint {
 		rep.Low, rep.MaxFP, rep.High, rep.MinRecall = f.low, f.maxFP, f.high, f.minRecall
 	} else {
@@ -165,6 +209,7 @@ func runTune(ctx context.Context, e *env, args []string) error {
 	}
 
 	var list []lsh.Params
+	var err error
 	switch rep.Mode {
 	case "given":
 		list = []lsh.Params{chosen}
@@ -182,76 +227,52 @@ func runTune(ctx context.Context, e *env, args []string) error {
 	}
 	switch {
 	case errors.Is(err, lsh.ErrNoParams) && twoPoint:
-		return fmt.Errorf("%w: no bands and rows within --num-perm %d meet both targets (--low %v --max-fp %v --high %v --min-recall %v); use more slots or looser targets",
+		return nil, nil, chosen, fmt.Errorf("%w: no bands and rows within --num-perm %d meet both targets (--low %v --max-fp %v --high %v --min-recall %v); use more slots or looser targets",
 			errUsage, f.numPerm, f.low, f.maxFP, f.high, f.minRecall)
 	case errors.Is(err, lsh.ErrNoParams):
-		return fmt.Errorf("%w: no bands and rows within --num-perm %d reach --recall %v at --threshold %v; use more slots or a lower recall",
+		return nil, nil, chosen, fmt.Errorf("%w: no bands and rows within --num-perm %d reach --recall %v at --threshold %v; use more slots or a lower recall",
 			errUsage, f.numPerm, f.recall, f.threshold)
 	case err != nil:
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return nil, nil, chosen, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	rep.Bands, rep.Rows = chosen.Bands, chosen.Rows
+	return rep, list, chosen, nil
+}
 
-	var hist *jaccardHist
-	if f.sample != "" {
-		h, read, err := sampleHist(ctx, e, &f)
-		if err != nil {
-			return err
-		}
-		hist = h
-		rep.Sample = &struct {
-			Documents  int   `json:"documents"`
-			Read       int   `json:"read"`
-			Pairs      int64 `json:"pairs"`
-			CorpusDocs int64 `json:"corpus_docs,omitempty"`
-		}{h.docs, read, h.pairs, f.corpusDocs}
-	}
-
+// row is the table row of parameters p: its S-curve at the targets and at
+// the --at similarities, and with a sample (hist), the expected candidates.
+func (f *tuneFlags) row(p, chosen lsh.Params, twoPoint bool, at []float64, hist *jaccardHist) tuneRow {
 	fcrAt := f.threshold
 	if twoPoint {
 		fcrAt = f.high
 	}
-	for _, p := range list {
-		row := tuneRow{Bands: p.Bands, Rows: p.Rows, Chosen: p == chosen,
-			ThresholdApprox: math.Pow(1/float64(p.Bands), 1/float64(p.Rows)),
-			Steepest:        steepest(p),
-			FalseCandidate:  lsh.FalseCandidateRate(p, fcrAt)}
-		if twoPoint {
-			row.PLow, row.PHigh = ptr(p.Probability(f.low)), ptr(p.Probability(f.high))
-			m := lsh.Margin(p, f.low, f.maxFP, f.high, f.minRecall)
-			if !math.IsInf(m, 0) && !math.IsNaN(m) {
-				row.Margin = &m
-			}
-		} else {
-			row.PThreshold = ptr(p.Probability(f.threshold))
+	row := tuneRow{Bands: p.Bands, Rows: p.Rows, Chosen: p == chosen,
+		ThresholdApprox: math.Pow(1/float64(p.Bands), 1/float64(p.Rows)),
+		Steepest:        steepest(p),
+		FalseCandidate:  lsh.FalseCandidateRate(p, fcrAt)}
+	if twoPoint {
+		row.PLow, row.PHigh = ptr(p.Probability(f.low)), ptr(p.Probability(f.high))
+		m := lsh.Margin(p, f.low, f.maxFP, f.high, f.minRecall)
+		if !math.IsInf(m, 0) && !math.IsNaN(m) {
+			row.Margin = &m
 		}
-		if len(at) > 0 {
-			row.At = map[string]float64{}
-			for _, s := range at {
-				row.At[fmtSim(s)] = p.Probability(s)
-			}
-		}
-		if hist != nil {
-			per, total := hist.expected(p, f.corpusDocs)
-			row.CandPerDoc = &per
-			if f.corpusDocs > 0 {
-				row.CandTotal = &total
-			}
-		}
-		rep.Candidates = append(rep.Candidates, row)
+	} else {
+		row.PThreshold = ptr(p.Probability(f.threshold))
 	}
-
-	if f.plot != "" {
-		if err := tunePlot(&f, rep, list, chosen, twoPoint).WriteFile(f.plot, 720, 450); err != nil {
-			return err
+	if len(at) > 0 {
+		row.At = map[string]float64{}
+		for _, s := range at {
+			row.At[fmtSim(s)] = p.Probability(s)
 		}
 	}
-	if f.jsonOut {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+	if hist != nil {
+		per, total := hist.expected(p, f.corpusDocs)
+		row.CandPerDoc = &per
+		if f.corpusDocs > 0 {
+			row.CandTotal = &total
+		}
 	}
-	return printTune(e.stdout, &f, rep, at, twoPoint)
+	return row
 }
 
 func (f *tuneFlags) validate(set map[string]bool) ([]float64, error) {
