@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -79,24 +80,7 @@ func (l shingleLen) String() string { return fmt.Sprintf("%s %d", l.mode, l.n) }
 func runAnalyze(ctx context.Context, e *env, args []string) error {
 	var f analyzeFlags
 	fs := newFlagSet(e, "analyze", analyzeUsage)
-	// The input flags of dedup, by hand: cliflags.Input.Register would also
-	// define --shingle and --ngram, which mean something else here.
-	f.in.RegisterInput(fs)
-	f.in.RegisterNormalize(fs)
-	fs.IntVar(&f.sample, "sample", 2000, "documents in the sample (all pairs: n(n-1)/2 per length)")
-	fs.Uint64Var(&f.seed, "sample-seed", 1, "seed of the random sample: same seed and input, same sample")
-	fs.StringVar(&f.ngram, "ngram", "1-7", "word shingle lengths: a list of lengths and ranges, e.g. 1-7 or 2,3,5 (\"\": none)")
-	fs.StringVar(&f.char, "char", "5", "char shingle lengths, e.g. 5 or 3-7 (\"\": none)")
-	fs.BoolVar(&f.bag, "bag", false, "count repeated shingles (multiset Jaccard)")
-	fs.StringVar(&f.cutoffs, "cutoffs", "0.05,0.2,0.5,0.8", "Jaccard cutoffs: pairs at or above each are counted, pairs closest to each shown")
-	fs.IntVar(&f.examples, "examples", 2, "example pairs per cutoff per length")
-	fs.IntVar(&f.width, "width", 60, "width of each text column of the examples, in characters")
-	fs.IntVar(&f.lines, "lines", 12, "at most this many lines of each example text (0: all)")
-	fs.BoolVar(&f.json, "json", false, "print a JSON object instead of the tables")
-	fs.StringVar(&f.plot, "plot", "", "write a chart of the histograms (log counts per bin, one line per length) to FILE.svg or FILE.png")
-	fs.IntVar(&f.workers, "workers", 0, "worker goroutines (default: the number of CPUs)")
-	fs.BoolVar(&f.quiet, "quiet", false, "no summary or progress on standard error")
-	fs.BoolVar(&f.noProgress, "no-progress", false, "no progress line even on a terminal")
+	f.register(fs)
 	inputs, err := parseArgs(fs, args, 1, "no input given")
 	if err != nil {
 		return err
@@ -106,47 +90,9 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	f.nfkc = so.NFKC
-	var lens []shingleLen
-	for _, m := range []struct {
-		flag, spec string
-		mode       shingle.Mode
-	}{{"--ngram", f.ngram, shingle.Word}, {"--char", f.char, shingle.Char}} {
-		ns, err := parseLengths(m.spec)
-		if err != nil {
-			return fmt.Errorf("%w: %s %v", errUsage, m.flag, err)
-		}
-		for _, n := range ns {
-			lens = append(lens, shingleLen{m.mode, n})
-		}
-	}
-	if len(lens) == 0 {
-		return fmt.Errorf("%w: no shingle length: --ngram and --char are both empty", errUsage)
-	}
-	cutoffs, err := parseCutoffs(f.cutoffs)
+	lens, cutoffs, err := f.validate(inputs)
 	if err != nil {
-		return fmt.Errorf("%w: --cutoffs %v", errUsage, err)
-	}
-	switch {
-	case f.sample < 2:
-		return fmt.Errorf("%w: --sample %d: want at least 2 documents", errUsage, f.sample)
-	case f.examples < 0:
-		return fmt.Errorf("%w: --examples %d: want 0 or more", errUsage, f.examples)
-	case f.width < 10:
-		return fmt.Errorf("%w: --width %d: want at least 10", errUsage, f.width)
-	case f.lines < 0:
-		return fmt.Errorf("%w: --lines %d: want 0 (all) or more", errUsage, f.lines)
-	case f.workers < 0:
-		return fmt.Errorf("%w: --workers %d: want 0 (all CPUs) or more", errUsage, f.workers)
-	}
-	if f.plot != "" {
-		if ext := strings.ToLower(f.plot[strings.LastIndexByte(f.plot, '.')+1:]); ext != "svg" && ext != "png" {
-			return fmt.Errorf("%w: --plot %s: want a .svg or .png file", errUsage, f.plot)
-		}
-		for _, in := range inputs {
-			if in != "-" && absPath(in) == absPath(f.plot) {
-				return fmt.Errorf("%w: --plot %s would overwrite input %s", errUsage, f.plot, in)
-			}
-		}
+		return err
 	}
 	workers := f.workers
 	if workers == 0 {
@@ -198,6 +144,76 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 			plural(res[0].pairs, "pair", "pairs"), pairTime.Seconds(), plural(workers, "worker", "workers"))
 	}
 	return nil
+}
+
+// register defines analyze's flags on fs.
+func (f *analyzeFlags) register(fs *flag.FlagSet) {
+	// The input flags of dedup, by hand: cliflags.Input.Register would also
+	// define --shingle and --ngram, which mean something else here.
+	f.in.RegisterInput(fs)
+	f.in.RegisterNormalize(fs)
+	fs.IntVar(&f.sample, "sample", 2000, "documents in the sample (all pairs: n(n-1)/2 per length)")
+	fs.Uint64Var(&f.seed, "sample-seed", 1, "seed of the random sample: same seed and input, same sample")
+	fs.StringVar(&f.ngram, "ngram", "1-7", "word shingle lengths: a list of lengths and ranges, e.g. 1-7 or 2,3,5 (\"\": none)")
+	fs.StringVar(&f.char, "char", "5", "char shingle lengths, e.g. 5 or 3-7 (\"\": none)")
+	fs.BoolVar(&f.bag, "bag", false, "count repeated shingles (multiset Jaccard)")
+	fs.StringVar(&f.cutoffs, "cutoffs", "0.05,0.2,0.5,0.8", "Jaccard cutoffs: pairs at or above each are counted, pairs closest to each shown")
+	fs.IntVar(&f.examples, "examples", 2, "example pairs per cutoff per length")
+	fs.IntVar(&f.width, "width", 60, "width of each text column of the examples, in characters")
+	fs.IntVar(&f.lines, "lines", 12, "at most this many lines of each example text (0: all)")
+	fs.BoolVar(&f.json, "json", false, "print a JSON object instead of the tables")
+	fs.StringVar(&f.plot, "plot", "", "write a chart of the histograms (log counts per bin, one line per length) to FILE.svg or FILE.png")
+	fs.IntVar(&f.workers, "workers", 0, "worker goroutines (default: the number of CPUs)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no summary or progress on standard error")
+	fs.BoolVar(&f.noProgress, "no-progress", false, "no progress line even on a terminal")
+}
+
+// validate checks the flags and returns the shingle lengths to analyze
+// and the Jaccard cutoffs; its errors are usage errors.
+func (f *analyzeFlags) validate(inputs []string) ([]shingleLen, []float64, error) {
+	var lens []shingleLen
+	for _, m := range []struct {
+		flag, spec string
+		mode       shingle.Mode
+	}{{"--ngram", f.ngram, shingle.Word}, {"--char", f.char, shingle.Char}} {
+		ns, err := parseLengths(m.spec)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %s %v", errUsage, m.flag, err)
+		}
+		for _, n := range ns {
+			lens = append(lens, shingleLen{m.mode, n})
+		}
+	}
+	if len(lens) == 0 {
+		return nil, nil, fmt.Errorf("%w: no shingle length: --ngram and --char are both empty", errUsage)
+	}
+	cutoffs, err := parseCutoffs(f.cutoffs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: --cutoffs %v", errUsage, err)
+	}
+	switch {
+	case f.sample < 2:
+		return nil, nil, fmt.Errorf("%w: --sample %d: want at least 2 documents", errUsage, f.sample)
+	case f.examples < 0:
+		return nil, nil, fmt.Errorf("%w: --examples %d: want 0 or more", errUsage, f.examples)
+	case f.width < 10:
+		return nil, nil, fmt.Errorf("%w: --width %d: want at least 10", errUsage, f.width)
+	case f.lines < 0:
+		return nil, nil, fmt.Errorf("%w: --lines %d: want 0 (all) or more", errUsage, f.lines)
+	case f.workers < 0:
+		return nil, nil, fmt.Errorf("%w: --workers %d: want 0 (all CPUs) or more", errUsage, f.workers)
+	}
+	if f.plot != "" {
+		if ext := strings.ToLower(f.plot[strings.LastIndexByte(f.plot, '.')+1:]); ext != "svg" && ext != "png" {
+			return nil, nil, fmt.Errorf("%w: --plot %s: want a .svg or .png file", errUsage, f.plot)
+		}
+		for _, in := range inputs {
+			if in != "-" && absPath(in) == absPath(f.plot) {
+				return nil, nil, fmt.Errorf("%w: --plot %s would overwrite input %s", errUsage, f.plot, in)
+			}
+		}
+	}
+	return lens, cutoffs, nil
 }
 
 // parseLengths parses a list of shingle lengths and ranges ("1-7",
