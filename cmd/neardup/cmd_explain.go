@@ -144,8 +144,6 @@ type corpusView struct {
 }
 
 func explainPair(ctx context.Context, e *env, f *explainFlags, o neardup.Options, idA, idB string, inputs []string, co corpus.Options) (*explanation, error) {
-	want := [2]string{idA, idB}
-	cv := &corpusView{index: map[string]int{}}
 	var b *neardup.Batch
 	var err error
 	if f.pairs == "" {
@@ -158,41 +156,9 @@ func explainPair(ctx context.Context, e *env, f *explainFlags, o neardup.Options
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
 	}
-	keepSets := f.pairs != "" && o.Weight == neardup.WeightIDF
-	var scratch []uint64
-	src := &source{}
-	defer src.cleanup()
-	err = readDocs(ctx, e, src, inputs, co, false, func(id string, text []byte) error {
-		d := len(cv.ids)
-		cv.ids = append(cv.ids, id)
-		if _, dup := cv.index[id]; !dup {
-			cv.index[id] = d
-		}
-		cv.sizes = append(cv.sizes, int64(len(text)))
-		for k := range want {
-			if id == want[k] && !cv.found[k] {
-				cv.texts[k], cv.found[k] = slices.Clone(text), true
-			}
-		}
-		if f.pairs != "" {
-			scratch = sk.AppendSet(scratch[:0], text)
-			cv.fps = append(cv.fps, neardup.Fingerprint(scratch))
-			if keepSets {
-				cv.sets = append(cv.sets, slices.Clone(scratch))
-			}
-		}
-		if b != nil {
-			return b.Add(id, text)
-		}
-		return nil
-	})
+	cv, err := readCorpusView(ctx, e, f.pairs != "", o.Weight == neardup.WeightIDF, b, sk, [2]string{idA, idB}, inputs, co)
 	if err != nil {
 		return nil, err
-	}
-	for k := range want {
-		if !cv.found[k] {
-			return nil, fmt.Errorf("unknown id %q: no document of %s has it", want[k], strings.Join(inputs, ", "))
-		}
 	}
 	a, bb := cv.index[idA], cv.index[idB]
 
@@ -214,50 +180,12 @@ func explainPair(ctx context.Context, e *env, f *explainFlags, o neardup.Options
 	var pairs []neardup.Pair
 	var canon []int
 	if b != nil {
-		x.Source = "dedup run"
-		res, err := b.Run(ctx)
-		if err != nil {
-			return nil, err
-		}
-		x.jac = res.Similarity(a, bb) // what dedup compares with the threshold
-		pairs = res.Pairs
-		canon = make([]int, len(cv.ids))
-		for d := range canon {
-			canon[d] = res.Canonical(d)
-		}
-		for _, c := range res.Clusters {
-			for _, m := range c.Members {
-				ref := &clusterRef{Representative: cv.ids[c.Representative], Size: len(c.Members), Review: c.Review, rep: c.Representative}
-				if m.Doc == a {
-					x.ClusterA = ref
-				}
-				if m.Doc == bb {
-					x.ClusterB = ref
-				}
-			}
-		}
+		pairs, canon, err = x.fromRun(ctx, b, cv, a, bb)
 	} else {
-		x.Source = f.pairs
-		if pairs, err = readPairsFile(f.pairs, cv); err != nil {
-			return nil, err
-		}
-		if o.Weight == neardup.WeightIDF {
-			// Weights over the distinct non-empty sets, as dedup computes them.
-			tab := idf.Compute(explain.DistinctSets(cv.sets, cv.fps))
-			sk.Weigh(&sa, tab)
-			sk.Weigh(&sb, tab)
-		}
-		v, err := neardup.NewVerifier(o.Params, o.Verify)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
-		}
-		x.jac = v.Similarity(&sa, &sb)
-		canon = explain.Groups(cv.fps)
-		ca, cb, err := explain.ClustersOf(cv.sizes, canon, pairs, o, a, bb)
-		if err != nil {
-			return nil, err
-		}
-		x.ClusterA, x.ClusterB = cv.clusterRef(ca), cv.clusterRef(cb)
+		pairs, canon, err = x.fromFile(f.pairs, cv, sk, &sa, &sb, o, a, bb)
+	}
+	if err != nil {
+		return nil, err
 	}
 	x.Jaccard = jnum(x.jac)
 	x.SameCluster = x.ClusterA != nil && x.ClusterB != nil && x.ClusterA.rep == x.ClusterB.rep
@@ -265,6 +193,75 @@ func explainPair(ctx context.Context, e *env, f *explainFlags, o neardup.Options
 	// Shortest path of verified pairs, identical copies being one node (so
 	// that a compact and a full pairs listing give the same path), with the
 	// Jaccard of each step.
+	x.setPath(cv, canon, pairs, a, bb)
+
+	// Longest shared runs of tokens, as package shingle cuts them.
+	if err := x.setRuns(cv, o.Shingle, f.top); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// fromRun takes the pairs, the identical groups (canon[d]: the document
+// standing for d's group) and the clusters of A (a) and B (bb) from a
+// dedup run over the documents added to b.
+func (x *explanation) fromRun(ctx context.Context, b *neardup.Batch, cv *corpusView, a, bb int) ([]neardup.Pair, []int, error) {
+	x.Source = "dedup run"
+	res, err := b.Run(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	x.jac = res.Similarity(a, bb) // what dedup compares with the threshold
+	canon := make([]int, len(cv.ids))
+	for d := range canon {
+		canon[d] = res.Canonical(d)
+	}
+	for _, c := range res.Clusters {
+		for _, m := range c.Members {
+			ref := &clusterRef{Representative: cv.ids[c.Representative], Size: len(c.Members), Review: c.Review, rep: c.Representative}
+			if m.Doc == a {
+				x.ClusterA = ref
+			}
+			if m.Doc == bb {
+				x.ClusterB = ref
+			}
+		}
+	}
+	return res.Pairs, canon, nil
+}
+
+// fromFile is fromRun for a --pairs file: the groups come from the sets'
+// fingerprints, the clusters from explain.ClustersOf, and the similarity of
+// A and B (sketches sa and sb, weighed here with idf) from a verifier.
+func (x *explanation) fromFile(path string, cv *corpusView, sk *neardup.Sketcher, sa, sb *neardup.Sketch, o neardup.Options, a, bb int) ([]neardup.Pair, []int, error) {
+	x.Source = path
+	pairs, err := readPairsFile(path, cv)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.Weight == neardup.WeightIDF {
+		// Weights over the distinct non-empty sets, as dedup computes them.
+		tab := idf.Compute(explain.DistinctSets(cv.sets, cv.fps))
+		sk.Weigh(sa, tab)
+		sk.Weigh(sb, tab)
+	}
+	v, err := neardup.NewVerifier(o.Params, o.Verify)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
+	}
+	x.jac = v.Similarity(sa, sb)
+	canon := explain.Groups(cv.fps)
+	ca, cb, err := explain.ClustersOf(cv.sizes, canon, pairs, o, a, bb)
+	if err != nil {
+		return nil, nil, err
+	}
+	x.ClusterA, x.ClusterB = cv.clusterRef(ca), cv.clusterRef(cb)
+	return pairs, canon, nil
+}
+
+// setPath sets the shortest path of verified pairs from a to bb (Path)
+// and whether there is one (SameComponent), naming its documents by id.
+func (x *explanation) setPath(cv *corpusView, canon []int, pairs []neardup.Pair, a, bb int) {
 	steps, ok := explain.Path(len(cv.ids), canon, pairs, a, bb)
 	x.Path, x.SameComponent = make([]pathStep, len(steps)), ok
 	for k, st := range steps {
@@ -274,22 +271,70 @@ func explainPair(ctx context.Context, e *env, f *explainFlags, o neardup.Options
 			x.Path[k].Jaccard = &n
 		}
 	}
+}
 
-	// Longest shared runs of tokens, as package shingle cuts them.
-	sh, err := shingle.New(o.Shingle)
+// setRuns sets the top longest runs of tokens A and B share (Runs,
+// MinRun), the tokens cut as package shingle cuts them with so.
+func (x *explanation) setRuns(cv *corpusView, so shingle.Options, top int) error {
+	sh, err := shingle.New(so)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
+		return fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
 	}
 	ta, tb := sh.AppendTokenStrings(nil, cv.texts[0]), sh.AppendTokenStrings(nil, cv.texts[1])
-	x.MinRun = max(1, min(o.Shingle.N, len(ta), len(tb)))
-	for _, r := range explain.SharedRuns(ta, tb, x.MinRun, f.top) {
+	x.MinRun = max(1, min(so.N, len(ta), len(tb)))
+	for _, r := range explain.SharedRuns(ta, tb, x.MinRun, top) {
 		text := strings.Join(ta[r.I:r.I+r.N], "")
-		if o.Shingle.Mode == shingle.Word {
+		if so.Mode == shingle.Word {
 			text = shingle.JoinTokens(ta[r.I : r.I+r.N])
 		}
 		x.Runs = append(x.Runs, sharedRun{Tokens: r.N, Text: text})
 	}
-	return x, nil
+	return nil
+}
+
+// readCorpusView reads the inputs into a corpusView, adding every
+// document to b when it is not nil (a dedup run). fromFile: the pairs come
+// from a --pairs file, so the view keeps each set's fingerprint (and with
+// idf, every set). It fails on an id of want that no document has.
+func readCorpusView(ctx context.Context, e *env, fromFile, weighted bool, b *neardup.Batch, sk *neardup.Sketcher, want [2]string, inputs []string, co corpus.Options) (*corpusView, error) {
+	cv := &corpusView{index: map[string]int{}}
+	keepSets := fromFile && weighted
+	var scratch []uint64
+	src := &source{}
+	defer src.cleanup()
+	err := readDocs(ctx, e, src, inputs, co, false, func(id string, text []byte) error {
+		d := len(cv.ids)
+		cv.ids = append(cv.ids, id)
+		if _, dup := cv.index[id]; !dup {
+			cv.index[id] = d
+		}
+		cv.sizes = append(cv.sizes, int64(len(text)))
+		for k := range want {
+			if id == want[k] && !cv.found[k] {
+				cv.texts[k], cv.found[k] = slices.Clone(text), true
+			}
+		}
+		if fromFile {
+			scratch = sk.AppendSet(scratch[:0], text)
+			cv.fps = append(cv.fps, neardup.Fingerprint(scratch))
+			if keepSets {
+				cv.sets = append(cv.sets, slices.Clone(scratch))
+			}
+		}
+		if b != nil {
+			return b.Add(id, text)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for k := range want {
+		if !cv.found[k] {
+			return nil, fmt.Errorf("unknown id %q: no document of %s has it", want[k], strings.Join(inputs, ", "))
+		}
+	}
+	return cv, nil
 }
 
 // readPairsFile reads a dedup --pairs file: id_a, id_b, jaccard[, edit]
