@@ -19,6 +19,7 @@ import (
 	"github.com/neardup/neardup/internal/pairscore"
 	"github.com/neardup/neardup/internal/parallel"
 	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/shingle"
 )
 
 const evalUsage = `Usage: neardup eval [flags] INPUT...
@@ -221,11 +222,39 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	}
 
 	// (b) the exact join on the same shingle sets.
-	t0 = time.Now()
-	pr.set("shingling for the exact join", 0)
-	sets, err := shingleAll(o.Shingle, texts, workers)
+	sets, ranked, truth, err := evalExact(ctx, pr, rep, texts, o.Shingle, workers)
 	if err != nil {
 		return nil, err
+	}
+	say("exact all-pairs join: %s, %s", dur(time.Duration(rep.ExactSeconds*float64(time.Second))), plural(rep.TruePairs, "pair", "pairs"))
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rep.scoreRecall(res, truth)
+
+	// The measured S-curve: exact pairs down to --plot-from, and which of
+	// them share a band (lsh.Candidates, no bucket limit, no verification).
+	t0 = time.Now()
+	bins, err := candidateCurve(ctx, pr, sets, ranked, min(f.plotFrom, t), o.Params, workers)
+	if err != nil {
+		return nil, err
+	}
+	say("measured S-curve (exact pairs from %g, LSH candidates): %s", min(f.plotFrom, t), dur(time.Since(t0)))
+	rep.CandidateBins = bins
+	return rep, nil
+}
+
+// evalExact shingles texts and joins the sets exactly at the threshold
+// (allpairs): it returns the sets, their ranking (shared with the S-curve's
+// join) and the true pairs (pairscore.Key -> Jaccard) of non-empty sets,
+// and fills rep's timings, empty count and true pairs.
+func evalExact(ctx context.Context, pr *progress, rep *evalReport, texts [][]byte, so shingle.Options, workers int) ([][]uint64, *allpairs.Ranked, map[uint64]float64, error) {
+	t := rep.Threshold
+	t0 := time.Now()
+	pr.set("shingling for the exact join", 0)
+	sets, err := shingleAll(so, texts, workers)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	rep.ShingleSecs = time.Since(t0).Seconds()
 	for _, s := range sets {
@@ -248,22 +277,7 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	})
 	rep.ExactSeconds = time.Since(t0).Seconds()
 	rep.TruePairs = len(truth)
-	say("exact all-pairs join: %s, %s", dur(time.Since(t0)), plural(rep.TruePairs, "pair", "pairs"))
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	rep.scoreRecall(res, truth)
-
-	// The measured S-curve: exact pairs down to --plot-from, and which of
-	// them share a band (lsh.Candidates, no bucket limit, no verification).
-	t0 = time.Now()
-	bins, err := candidateCurve(ctx, pr, sets, ranked, min(f.plotFrom, t), o.Params, workers)
-	if err != nil {
-		return nil, err
-	}
-	say("measured S-curve (exact pairs from %g, LSH candidates): %s", min(f.plotFrom, t), dur(time.Since(t0)))
-	rep.CandidateBins = bins
-	return rep, nil
+	return sets, ranked, truth, nil
 }
 
 // evalEngine runs the dedup engine on texts, timed from the first Add to
