@@ -12,14 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-
-	eaw "golang.org/x/text/width" // East Asian width
 
 	"github.com/neardup/neardup/allpairs"
 	"github.com/neardup/neardup/cliflags"
 	"github.com/neardup/neardup/cmd/neardup/internal/chart"
 	"github.com/neardup/neardup/cmd/neardup/internal/sample"
+	"github.com/neardup/neardup/cmd/neardup/internal/termcol"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/shingle"
 )
@@ -616,10 +614,10 @@ func (r *analyzeReport) writeText(w io.Writer, width, maxLines int) error {
 func writeExample(b *strings.Builder, what string, da, db sampledDoc, jac float64, width, maxLines int) {
 	head := fmt.Sprintf("── %s: J = %.4f ", what, jac)
 	b.WriteString(head)
-	b.WriteString(strings.Repeat("─", max(3, 2*width+3-cellsOf([]rune(head)))))
+	b.WriteString(strings.Repeat("─", max(3, 2*width+3-termcol.Width([]rune(head)))))
 	b.WriteByte('\n')
-	left, right := wrap(string(da.text), width), wrap(string(db.text), width)
-	fmt.Fprintf(b, "%s │ %s\n", pad(clip(da.id, width), width), clip(db.id, width))
+	left, right := termcol.Wrap(string(da.text), width), termcol.Wrap(string(db.text), width)
+	fmt.Fprintf(b, "%s │ %s\n", termcol.Pad(termcol.Clip(da.id, width), width), termcol.Clip(db.id, width))
 	fmt.Fprintf(b, "%s ┼ %s\n", strings.Repeat("─", width), strings.Repeat("─", width))
 	lines := max(len(left), len(right))
 	shown := lines
@@ -634,7 +632,7 @@ func writeExample(b *strings.Builder, what string, da, db sampledDoc, jac float6
 		if i < len(right) {
 			y = right[i]
 		}
-		fmt.Fprintf(b, "%s │ %s\n", pad(x, width), y)
+		fmt.Fprintf(b, "%s │ %s\n", termcol.Pad(x, width), y)
 	}
 	if shown < lines {
 		more := func(ls []string) string {
@@ -643,91 +641,6 @@ func writeExample(b *strings.Builder, what string, da, db sampledDoc, jac float6
 			}
 			return ""
 		}
-		fmt.Fprintf(b, "%s │ %s\n", pad(more(left), width), more(right))
+		fmt.Fprintf(b, "%s │ %s\n", termcol.Pad(more(left), width), more(right))
 	}
-}
-
-// cells is the width of r on a terminal: 2 for East Asian wide and
-// full-width characters (Chinese, Japanese, Korean), 0 for combining marks,
-// else 1.
-func cells(r rune) int {
-	switch {
-	case r < 0x300:
-		return 1
-	case unicode.Is(unicode.M, r):
-		return 0
-	}
-	switch eaw.LookupRune(r).Kind() {
-	case eaw.EastAsianWide, eaw.EastAsianFullwidth:
-		return 2
-	}
-	return 1
-}
-
-func cellsOf(rs []rune) int {
-	n := 0
-	for _, r := range rs {
-		n += cells(r)
-	}
-	return n
-}
-
-// wrap folds white space and control characters and cuts text into lines
-// of at most width terminal cells, at spaces when it can, and between any
-// two characters of a word wider than a line (text in Chinese or Japanese
-// has no spaces to cut at).
-func wrap(text string, width int) []string {
-	words := strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
-	var lines []string
-	var line []rune
-	lineCells := 0
-	for _, w := range words {
-		rw := []rune(w)
-		wc := cellsOf(rw)
-		switch {
-		case len(line) > 0 && lineCells+1+wc <= width:
-			line = append(append(line, ' '), rw...)
-			lineCells += 1 + wc
-			continue
-		case len(line) > 0:
-			lines, line, lineCells = append(lines, string(line)), line[:0], 0
-		}
-		if wc <= width {
-			line, lineCells = append(line, rw...), wc
-			continue
-		}
-		// A word longer than a line: cut it where the cells run out.
-		for _, r := range rw {
-			if c := cells(r); lineCells+c > width && len(line) > 0 {
-				lines, line, lineCells = append(lines, string(line)), line[:0], 0
-			}
-			line = append(line, r)
-			lineCells += cells(r)
-		}
-	}
-	if len(line) > 0 {
-		lines = append(lines, string(line))
-	}
-	return lines
-}
-
-// pad fills s with spaces to width terminal cells.
-func pad(s string, width int) string {
-	return s + strings.Repeat(" ", max(0, width-cellsOf([]rune(s))))
-}
-
-// clip cuts s to width terminal cells, marking the cut with "…".
-func clip(s string, width int) string {
-	r := []rune(s)
-	if cellsOf(r) <= width {
-		return s
-	}
-	n := 0
-	for i, c := range r {
-		if n+cells(c) > width-1 {
-			return string(r[:i]) + "…"
-		}
-		n += cells(c)
-	}
-	return s
 }
