@@ -9,15 +9,16 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/allpairs"
 	"github.com/neardup/neardup/cliflags"
 	"github.com/neardup/neardup/cmd/neardup/internal/chart"
+	"github.com/neardup/neardup/cmd/neardup/internal/tune"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/pairscore"
-	"github.com/neardup/neardup/internal/parallel"
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/shingle"
 )
@@ -73,7 +74,6 @@ type evalBin struct {
 	Fraction   *float64 `json:"candidate_fraction,omitempty"` // measured
 	Formula    *float64 `json:"formula,omitempty"`            // 1-(1-s^r)^b at the bin's mean Jaccard
 	MeanJ      *float64 `json:"mean_jaccard,omitempty"`
-	sumJ       float64
 }
 
 type evalReport struct {
@@ -356,80 +356,22 @@ func (rep *evalReport) scoreRecall(res *neardup.Result, truth map[uint64]float64
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 
-// candidateCurve bins the exact pairs with Jaccard >= from in bins of 0.05
-// over [0, 1] and measures the fraction of each bin that LSH makes a
-// candidate pair: signatures of every non-empty set, lsh.Candidates.Run
-// with no bucket limit. ranked is sets ranked for allpairs (Rank).
+// candidateCurve runs tune.Curve, its banding shown on pr, and turns its
+// bins into the report's.
 func candidateCurve(ctx context.Context, pr *progress, sets [][]uint64, ranked *allpairs.Ranked, from float64, params neardup.Params, workers int) ([]*evalBin, error) {
-	p := params.LSH
-	const nb = 20
-	bins := make([]*evalBin, nb)
-	for k := range bins {
-		lo := 0.05 * float64(k)
-		bins[k] = &evalBin{Lo: lo, Hi: lo + 0.05, From: round3(lo), To: round3(lo + 0.05), Candidates: new(int)}
-	}
-	binOf := func(j float64) int { return min(nb-1, int(j/0.05+1e-9)) }
-	var mu sync.Mutex
-	pairs := map[uint64]int32{} // pair of signature ids -> bin
-	ids := make([]int, 0, len(sets))
-	sigID := make([]int, len(sets))
-	for i, s := range sets {
-		sigID[i] = -1
-		if len(s) > 0 {
-			sigID[i] = len(ids)
-			ids = append(ids, i)
-		}
-	}
-	ranked.Join(from, workers, func(i, j int, jac float64) {
-		if sigID[i] < 0 || sigID[j] < 0 {
-			return
-		}
-		k := binOf(jac)
-		mu.Lock()
-		pairs[pairscore.Key(sigID[i], sigID[j])] = int32(k)
-		bins[k].Pairs++
-		bins[k].sumJ += jac
-		mu.Unlock()
+	bins, err := tune.Curve(ctx, sets, ranked, from, params, workers, func(bands int) *atomic.Int64 {
+		pr.set("LSH candidates per band", int64(bands))
+		return &pr.done
 	})
-	sk, err := neardup.NewSketcher(params)
 	if err != nil {
 		return nil, err
 	}
-	slots := params.Slots
-	// Each chunk's signatures are appended in place into sigs.
-	sigs := make([]uint32, len(ids)*slots)
-	parallel.For(len(ids), workers, 256, func(_, lo, hi int) {
-		for k := lo; k < hi; k++ {
-			sk.AppendSignature(sigs[k*slots:k*slots], sets[ids[k]])
-		}
-	})
-	counts := make([][nb]int64, max(1, workers))
-	pr.set("LSH candidates per band", int64(p.Bands))
-	c := &lsh.Candidates{Params: p, Slots: slots, Sigs: sigs, Workers: workers, MaxBucket: 0, BandsDone: &pr.done}
-	if _, err := c.Run(ctx, func(w int, i, j uint32) {
-		if k, ok := pairs[pairscore.Key(int(i), int(j))]; ok {
-			counts[w][k]++
-		}
-	}); err != nil {
-		return nil, err
-	}
-	var total [nb]int64
-	for _, cw := range counts {
-		for k := range cw {
-			total[k] += cw[k]
-		}
-	}
-	var out []*evalBin
-	for k, bin := range bins {
-		if bin.Pairs == 0 {
-			continue
-		}
-		*bin.Candidates = int(total[k])
-		bin.Fraction = ptr(float64(total[k]) / float64(bin.Pairs))
-		mj := bin.sumJ / float64(bin.Pairs)
-		bin.MeanJ = &mj
-		bin.Formula = ptr(p.Probability(mj))
-		out = append(out, bin)
+	out := make([]*evalBin, 0, len(bins))
+	for _, b := range bins {
+		mj, cand := b.SumJ/float64(b.Pairs), int(b.Candidates)
+		out = append(out, &evalBin{Lo: b.Lo, Hi: b.Lo + 0.05, From: round3(b.Lo), To: round3(b.Lo + 0.05), Pairs: b.Pairs,
+			Candidates: &cand, Fraction: ptr(float64(b.Candidates) / float64(b.Pairs)),
+			MeanJ: &mj, Formula: ptr(params.LSH.Probability(mj))})
 	}
 	return out, nil
 }

@@ -14,9 +14,9 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/allpairs"
 	"github.com/neardup/neardup/cliflags"
 	"github.com/neardup/neardup/cmd/neardup/internal/chart"
+	"github.com/neardup/neardup/cmd/neardup/internal/tune"
 	"github.com/neardup/neardup/lsh"
 )
 
@@ -134,7 +134,7 @@ func runTune(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 
-	var hist *jaccardHist
+	var hist *tune.Hist
 	if f.sample != "" {
 		h, read, err := sampleHist(ctx, e, &f)
 		if err != nil {
@@ -146,7 +146,7 @@ func runTune(ctx context.Context, e *env, args []string) error {
 			Read       int   `json:"read"`
 			Pairs      int64 `json:"pairs"`
 			CorpusDocs int64 `json:"corpus_docs,omitempty"`
-		}{h.docs, read, h.pairs, f.corpusDocs}
+		}{h.Docs, read, h.Pairs, f.corpusDocs}
 	}
 	for _, p := range list {
 		rep.Candidates = append(rep.Candidates, f.row(p, chosen, twoPoint, at, hist))
@@ -241,7 +241,7 @@ func (f *tuneFlags) search(twoPoint bool) (*tuneReport, []lsh.Params, lsh.Params
 
 // row is the table row of parameters p: its S-curve at the targets and at
 // the --at similarities, and with a sample (hist), the expected candidates.
-func (f *tuneFlags) row(p, chosen lsh.Params, twoPoint bool, at []float64, hist *jaccardHist) tuneRow {
+func (f *tuneFlags) row(p, chosen lsh.Params, twoPoint bool, at []float64, hist *tune.Hist) tuneRow {
 	fcrAt := f.threshold
 	if twoPoint {
 		fcrAt = f.high
@@ -266,7 +266,7 @@ func (f *tuneFlags) row(p, chosen lsh.Params, twoPoint bool, at []float64, hist 
 		}
 	}
 	if hist != nil {
-		per, total := hist.expected(p, f.corpusDocs)
+		per, total := hist.Expected(p, f.corpusDocs)
 		row.CandPerDoc = &per
 		if f.corpusDocs > 0 {
 			row.CandTotal = &total
@@ -494,45 +494,11 @@ func sCurveSeries(p lsh.Params, n int) chart.Series {
 	return s
 }
 
-// jaccardHist is the distribution of the exact Jaccard of all pairs of a
-// sample, in fine bins that keep the sum of their values, so that a sum of
-// P(J) over the pairs is evaluated at each bin's mean J.
-type jaccardHist struct {
-	docs  int   // sampled documents
-	pairs int64 // pairs counted: neither empty, sets not identical
-	count []int64
-	sum   []float64
-}
-
-const histBins = 1 << 14
-
-// expected returns the expected number of LSH candidates per document for
-// p, and the total, in a corpus of corpusDocs documents (0: the sample's
-// size), assuming the sample's pairs are typical of the corpus's.
-func (h *jaccardHist) expected(p lsh.Params, corpusDocs int64) (perDoc, total float64) {
-	if h.docs < 2 {
-		return 0, 0
-	}
-	sum := 0.0
-	for i, c := range h.count {
-		if c > 0 {
-			sum += float64(c) * p.Probability(h.sum[i]/float64(c))
-		}
-	}
-	n := float64(h.docs)
-	meanP := sum / (n * (n - 1) / 2) // over all pairs of the sample
-	N := n
-	if corpusDocs > 0 {
-		N = float64(corpusDocs)
-	}
-	return meanP * (N - 1), meanP * N * (N - 1) / 2
-}
-
 // sampleHist reads --sample, keeps a seeded uniform sample of up to
 // --sample-size documents (reservoir sampling) and computes the exact
 // Jaccard of all their pairs. It returns the histogram and how many
 // documents were read.
-func sampleHist(ctx context.Context, e *env, f *tuneFlags) (*jaccardHist, int, error) {
+func sampleHist(ctx context.Context, e *env, f *tuneFlags) (*tune.Hist, int, error) {
 	co, so, err := f.in.Options()
 	if err != nil {
 		return nil, 0, err
@@ -551,48 +517,14 @@ func sampleHist(ctx context.Context, e *env, f *tuneFlags) (*jaccardHist, int, e
 	if err != nil {
 		return nil, 0, err
 	}
-	h := &jaccardHist{docs: len(sets), count: make([]int64, histBins+1), sum: make([]float64, histBins+1)}
 	workers := f.workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	// Per-worker histograms, merged at the end: nothing shared per pair.
-	parts := make([]jaccardHist, workers)
-	for w := range parts {
-		parts[w] = jaccardHist{count: make([]int64, histBins+1), sum: make([]float64, histBins+1)}
-	}
 	pr.set("all pairs of the sample", int64(len(sets)-1))
-	err = allpairs.All(ctx, sets, workers, func(w, i, j, inter int) {
-		if j == len(sets)-1 {
-			pr.add(1) // row i done
-		}
-		a, b := sets[i], sets[j]
-		if len(a) == 0 || len(b) == 0 {
-			return
-		}
-		union := len(a) + len(b) - inter
-		if inter == union {
-			return // identical sets: merged before LSH
-		}
-		p := &parts[w]
-		p.pairs++
-		if inter == 0 {
-			return // P(0) = 0: nothing to add
-		}
-		jac := float64(inter) / float64(union)
-		k := int(jac * histBins)
-		p.count[k]++
-		p.sum[k] += jac
-	})
+	h, err := tune.SampleHist(ctx, sets, workers, func() { pr.add(1) })
 	if err != nil {
 		return nil, 0, err
-	}
-	for _, p := range parts {
-		for k := range p.count {
-			h.count[k] += p.count[k]
-			h.sum[k] += p.sum[k]
-		}
-		h.pairs += p.pairs
 	}
 	return h, read, nil
 }
