@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup/allpairs"
 	"github.com/neardup/neardup/cliflags"
 	"github.com/neardup/neardup/cmd/neardup/internal/chart"
+	"github.com/neardup/neardup/cmd/neardup/internal/truth"
 	"github.com/neardup/neardup/cmd/neardup/internal/tune"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/pairscore"
@@ -98,7 +99,7 @@ type evalReport struct {
 	Verify        string         `json:"verify"`
 	RecallBins    []*evalBin     `json:"recall_bins"`
 	CandidateBins []*evalBin     `json:"candidate_bins"`
-	Planted       *plantedReport `json:"planted,omitempty"` // --truth
+	Planted       *truth.Planted `json:"planted,omitempty"` // --truth
 	// Weighted is set with --weight idf: the exact join is unweighted, so
 	// recall, precision and the bins are not computed then.
 	Weighted bool `json:"weighted,omitempty"`
@@ -212,7 +213,7 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	}
 	say("dedup engine: %s, %s, %s", dur(time.Since(t0)), plural(rep.Candidates, "candidate", "candidates"), plural(rep.LSHPairs, "pair", "pairs"))
 	if origin != nil {
-		if rep.Planted, err = scorePlanted(f.truth, origin, ids, res.Pairs, o.Refine == neardup.RefineEdit); err != nil {
+		if rep.Planted, err = truth.Score(f.truth, origin, ids, res.Pairs, o.Refine == neardup.RefineEdit); err != nil {
 			return nil, err
 		}
 	}
