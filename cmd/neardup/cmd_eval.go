@@ -333,23 +333,14 @@ func (rep *evalReport) scoreRecall(res *neardup.Result, truth map[uint64]float64
 			}
 		}
 	}
-	nb := max(1, int(math.Ceil((1-t)/0.05-1e-9)))
-	for k := range nb {
-		lo := t + 0.05*float64(k)
-		rep.RecallBins = append(rep.RecallBins, &evalBin{Lo: lo, Hi: min(1, lo+0.05), From: round3(lo), To: round3(min(1, lo+0.05))})
-	}
-	for k, jac := range truth {
-		bin := rep.RecallBins[min(nb-1, max(0, int((jac-t)/0.05+1e-9)))]
-		bin.Pairs++
-		if reported.Found(pairscore.Split(k)) {
-			bin.Found++
-			score.Found++
+	bins, found := pairscore.RecallBins(truth, t, reported)
+	score.Found = found
+	for _, b := range bins {
+		bin := &evalBin{Lo: b.Lo, Hi: b.Hi, From: round3(b.Lo), To: round3(b.Hi), Pairs: b.Pairs, Found: b.Found}
+		if b.Pairs > 0 {
+			bin.Recall = ptr(float64(b.Found) / float64(b.Pairs))
 		}
-	}
-	for _, bin := range rep.RecallBins {
-		if bin.Pairs > 0 {
-			bin.Recall = ptr(float64(bin.Found) / float64(bin.Pairs))
-		}
+		rep.RecallBins = append(rep.RecallBins, bin)
 	}
 	rep.Intersection, rep.Found = score.Correct, score.Found
 	rep.Recall, rep.Precision = score.Recall(), score.Precision()
