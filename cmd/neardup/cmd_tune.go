@@ -247,8 +247,8 @@ func (f *tuneFlags) row(p, chosen lsh.Params, twoPoint bool, at []float64, hist 
 		fcrAt = f.high
 	}
 	row := tuneRow{Bands: p.Bands, Rows: p.Rows, Chosen: p == chosen,
-		ThresholdApprox: math.Pow(1/float64(p.Bands), 1/float64(p.Rows)),
-		Steepest:        steepest(p),
+		ThresholdApprox: tune.ThresholdApprox(p),
+		Steepest:        tune.Steepest(p),
 		FalseCandidate:  lsh.FalseCandidateRate(p, fcrAt)}
 	if twoPoint {
 		row.PLow, row.PHigh = ptr(p.Probability(f.low)), ptr(p.Probability(f.high))
@@ -344,16 +344,6 @@ func checkPlotPath(p string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: --plot %s: want a .svg or .png file", errUsage, p)
-}
-
-// steepest is where the S-curve of p is steepest, ((1-1/r)/(b-1/r))^(1/r):
-// 0 for one row (P is concave, steepest at 0).
-func steepest(p lsh.Params) float64 {
-	r, b := float64(p.Rows), float64(p.Bands)
-	if p.Rows <= 1 {
-		return 0
-	}
-	return math.Pow((1-1/r)/(b-1/r), 1/r)
 }
 
 func printTune(w io.Writer, f *tuneFlags, rep *tuneReport, at []float64, twoPoint bool) error {
