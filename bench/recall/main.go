@@ -32,6 +32,7 @@ import (
 
 	"github.com/neardup/neardup/allpairs"
 	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/internal/pairscore"
 	"github.com/neardup/neardup/shingle"
 )
 
@@ -103,21 +104,8 @@ func run(corpusPath, pairsPath string, th float64, sh *shingle.Shingler, co corp
 		return err
 	}
 
-	// rep: the earliest document with the same set.
-	rep := make([]int, len(sets))
-	first := map[string]int{}
-	for i, s := range sets {
-		rep[i] = i
-		if len(s) == 0 {
-			continue
-		}
-		k := setKey(s)
-		if f, ok := first[k]; ok {
-			rep[i] = f
-		} else {
-			first[k] = i
-		}
-	}
+	// canon: the earliest document with the same set.
+	canon := pairscore.Canonical(sets)
 
 	t0 := time.Now()
 	exact := map[[2]int]float64{}
@@ -138,8 +126,8 @@ func run(corpusPath, pairsPath string, th float64, sh *shingle.Shingler, co corp
 	}
 	defer f.Close()
 	rp := report{Documents: len(ids), ExactPairs: len(exact), JoinSeconds: joinTime.Seconds()}
-	reported := map[[2]int]bool{}
-	correct := 0
+	reported := pairscore.NewReported(func(i int) int { return canon[i] }, 0)
+	score := pairscore.Score{Exact: len(exact)}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	for line := 1; sc.Scan(); line++ {
@@ -152,14 +140,11 @@ func run(corpusPath, pairsPath string, th float64, sh *shingle.Shingler, co corp
 		if !ok1 || !ok2 {
 			return fmt.Errorf("%s:%d: unknown id", pairsPath, line)
 		}
-		if a > b {
-			a, b = b, a
-		}
-		rp.Reported++
-		reported[[2]int{a, b}] = true
+		score.Reported++
+		reported.Add(a, b)
 		j := shingle.Jaccard(sets[a], sets[b])
 		if j >= th {
-			correct++
+			score.Correct++
 		}
 		if string(fs[2]) != strconv.FormatFloat(j, 'f', 6, 64) {
 			rp.WrongJaccard++
@@ -169,34 +154,16 @@ func run(corpusPath, pairsPath string, th float64, sh *shingle.Shingler, co corp
 		return err
 	}
 	for p := range exact {
-		a, b := rep[p[0]], rep[p[1]]
-		if a > b {
-			a, b = b, a
-		}
-		if a == b || reported[[2]int{a, b}] {
-			rp.Found++
+		if reported.Found(p[0], p[1]) {
+			score.Found++
 		}
 	}
-	rp.Recall = 1
-	if rp.ExactPairs > 0 {
-		rp.Recall = float64(rp.Found) / float64(rp.ExactPairs)
-	}
-	rp.Precision = 1
-	if rp.Reported > 0 {
-		rp.Precision = float64(correct) / float64(rp.Reported)
-	}
+	rp.Reported, rp.Found = score.Reported, score.Found
+	rp.Recall, rp.Precision = score.Recall(), score.Precision()
 	if jsonOut {
 		return json.NewEncoder(os.Stdout).Encode(rp)
 	}
 	fmt.Printf("documents %d, exact pairs (J >= %g) %d, reported %d, found %d\n", rp.Documents, th, rp.ExactPairs, rp.Reported, rp.Found)
 	fmt.Printf("recall %.5f, precision %.5f, reported similarities not exact: %d, exact join %.1fs\n", rp.Recall, rp.Precision, rp.WrongJaccard, rp.JoinSeconds)
 	return nil
-}
-
-func setKey(s []uint64) string {
-	b := make([]byte, 0, 8*len(s))
-	for _, x := range s {
-		b = append(b, byte(x), byte(x>>8), byte(x>>16), byte(x>>24), byte(x>>32), byte(x>>40), byte(x>>48), byte(x>>56))
-	}
-	return string(b)
 }

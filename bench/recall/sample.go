@@ -13,6 +13,7 @@ import (
 
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/dedupout"
+	"github.com/neardup/neardup/internal/pairscore"
 	"github.com/neardup/neardup/shingle"
 )
 
@@ -245,13 +246,8 @@ func runSample(corpusPath, pairsPath, clustersPath string, th float64, sh *shing
 			rp.KeptBothPairs++
 		}
 	}
-	rp.Recall, rp.Precision = 1, 1
-	if rp.ExactPairs > 0 {
-		rp.Recall = float64(rp.Found) / float64(rp.ExactPairs)
-	}
-	if rp.Reported > 0 {
-		rp.Precision = float64(correct) / float64(rp.Reported)
-	}
+	score := pairscore.Score{Exact: rp.ExactPairs, Found: rp.Found, Reported: rp.Reported, Correct: correct}
+	rp.Recall, rp.Precision = score.Recall(), score.Precision()
 	rp.Seconds = time.Since(t0).Seconds()
 	return &rp, nil
 }

@@ -289,14 +289,6 @@ func TestAnalyzeText(t *testing.T) {
 	}
 }
 
-func TestAnalyzeWrap(t *testing.T) {
-	got := wrap("aaa bbb\tccc\n\nddddddddddd e", 8)
-	want := []string{"aaa bbb", "ccc", "dddddddd", "ddd e"}
-	if !slices.Equal(got, want) {
-		t.Fatalf("wrap = %q, want %q", got, want)
-	}
-}
-
 func TestAnalyzeUsage(t *testing.T) {
 	path, _ := analyzeCorpus(t)
 	for _, args := range [][]string{
@@ -378,36 +370,5 @@ func TestAnalyzeAdzuna(t *testing.T) {
 	}
 	if !strings.Contains(out, "Sample: 2000 of") || !strings.Contains(errs, "8 lengths x 1999000 pairs") {
 		t.Fatalf("output:\n%.500s\nstderr: %s", out, errs)
-	}
-}
-
-// Side-by-side examples are laid out in terminal cells: a Chinese or
-// Japanese character takes two, a combining mark none, so columns line up
-// and text without spaces is still cut into lines.
-func TestWrapCells(t *testing.T) {
-	ja := "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。"
-	lines := wrap(ja, 20)
-	if len(lines) < 3 {
-		t.Fatalf("%q: %d lines, want it cut", ja, len(lines))
-	}
-	for _, l := range lines {
-		if c := cellsOf([]rune(l)); c > 20 {
-			t.Errorf("line %q takes %d cells, more than 20", l, c)
-		}
-		if p := pad(l, 20); cellsOf([]rune(p)) != 20 {
-			t.Errorf("pad(%q) takes %d cells", l, cellsOf([]rune(p)))
-		}
-	}
-	if strings.Join(lines, "") != ja {
-		t.Errorf("wrap lost text: %q", lines)
-	}
-	if got := wrap("the quick brown fox jumps", 10); !slices.Equal(got, []string{"the quick", "brown fox", "jumps"}) {
-		t.Errorf("English: %q", got)
-	}
-	if c := cellsOf([]rune("cafe\u0301")); c != 4 {
-		t.Errorf("a combining mark takes %d cells", c-4)
-	}
-	if got := clip("日本語テキスト", 7); cellsOf([]rune(got)) > 7 || !strings.HasSuffix(got, "…") {
-		t.Errorf("clip: %q", got)
 	}
 }

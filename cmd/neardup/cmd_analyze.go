@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -11,15 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
-	eaw "golang.org/x/text/width" // East Asian width
-
-	"github.com/neardup/neardup/allpairs"
-	"github.com/neardup/neardup/corpus"
-	"github.com/neardup/neardup/cmd/neardup/internal/chart"
 	"github.com/neardup/neardup/cliflags"
-	"github.com/neardup/neardup/cmd/neardup/internal/sample"
+	"github.com/neardup/neardup/cmd/neardup/internal/analyze"
+	"github.com/neardup/neardup/cmd/neardup/internal/chart"
+	"github.com/neardup/neardup/cmd/neardup/internal/termcol"
+	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/shingle"
 )
 
@@ -44,11 +42,6 @@ Examples:
 Flags:
 `
 
-// Histogram bins: numBins bins of width 1/numBins; bin k holds the pairs
-// with k/numBins <= J < (k+1)/numBins (the last bin also J = 1), computed
-// on the exact intersection and union sizes, not on a rounded float.
-const numBins = 20
-
 type analyzeFlags struct {
 	in         cliflags.Input // corpus part only: mode and ngram are ours
 	sample     int
@@ -68,35 +61,10 @@ type analyzeFlags struct {
 	noProgress bool
 }
 
-// shingleLen is one shingle mode and length to analyze.
-type shingleLen struct {
-	mode shingle.Mode
-	n    int
-}
-
-func (l shingleLen) String() string { return fmt.Sprintf("%s %d", l.mode, l.n) }
-
 func runAnalyze(ctx context.Context, e *env, args []string) error {
 	var f analyzeFlags
 	fs := newFlagSet(e, "analyze", analyzeUsage)
-	// The input flags of dedup, by hand: cliflags.Input.Register would also
-	// define --shingle and --ngram, which mean something else here.
-	f.in.RegisterInput(fs)
-	f.in.RegisterNormalize(fs)
-	fs.IntVar(&f.sample, "sample", 2000, "documents in the sample (all pairs: n(n-1)/2 per length)")
-	fs.Uint64Var(&f.seed, "sample-seed", 1, "seed of the random sample: same seed and input, same sample")
-	fs.StringVar(&f.ngram, "ngram", "1-7", "word shingle lengths: a list of lengths and ranges, e.g. 1-7 or 2,3,5 (\"\": none)")
-	fs.StringVar(&f.char, "char", "5", "char shingle lengths, e.g. 5 or 3-7 (\"\": none)")
-	fs.BoolVar(&f.bag, "bag", false, "count repeated shingles (multiset Jaccard)")
-	fs.StringVar(&f.cutoffs, "cutoffs", "0.05,0.2,0.5,0.8", "Jaccard cutoffs: pairs at or above each are counted, pairs closest to each shown")
-	fs.IntVar(&f.examples, "examples", 2, "example pairs per cutoff per length")
-	fs.IntVar(&f.width, "width", 60, "width of each text column of the examples, in characters")
-	fs.IntVar(&f.lines, "lines", 12, "at most this many lines of each example text (0: all)")
-	fs.BoolVar(&f.json, "json", false, "print a JSON object instead of the tables")
-	fs.StringVar(&f.plot, "plot", "", "write a chart of the histograms (log counts per bin, one line per length) to FILE.svg or FILE.png")
-	fs.IntVar(&f.workers, "workers", 0, "worker goroutines (default: the number of CPUs)")
-	fs.BoolVar(&f.quiet, "quiet", false, "no summary or progress on standard error")
-	fs.BoolVar(&f.noProgress, "no-progress", false, "no progress line even on a terminal")
+	f.register(fs)
 	inputs, err := parseArgs(fs, args, 1, "no input given")
 	if err != nil {
 		return err
@@ -106,47 +74,9 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	f.nfkc = so.NFKC
-	var lens []shingleLen
-	for _, m := range []struct {
-		flag, spec string
-		mode       shingle.Mode
-	}{{"--ngram", f.ngram, shingle.Word}, {"--char", f.char, shingle.Char}} {
-		ns, err := parseLengths(m.spec)
-		if err != nil {
-			return fmt.Errorf("%w: %s %v", errUsage, m.flag, err)
-		}
-		for _, n := range ns {
-			lens = append(lens, shingleLen{m.mode, n})
-		}
-	}
-	if len(lens) == 0 {
-		return fmt.Errorf("%w: no shingle length: --ngram and --char are both empty", errUsage)
-	}
-	cutoffs, err := parseCutoffs(f.cutoffs)
+	lens, cutoffs, err := f.validate(inputs)
 	if err != nil {
-		return fmt.Errorf("%w: --cutoffs %v", errUsage, err)
-	}
-	switch {
-	case f.sample < 2:
-		return fmt.Errorf("%w: --sample %d: want at least 2 documents", errUsage, f.sample)
-	case f.examples < 0:
-		return fmt.Errorf("%w: --examples %d: want 0 or more", errUsage, f.examples)
-	case f.width < 10:
-		return fmt.Errorf("%w: --width %d: want at least 10", errUsage, f.width)
-	case f.lines < 0:
-		return fmt.Errorf("%w: --lines %d: want 0 (all) or more", errUsage, f.lines)
-	case f.workers < 0:
-		return fmt.Errorf("%w: --workers %d: want 0 (all CPUs) or more", errUsage, f.workers)
-	}
-	if f.plot != "" {
-		if ext := strings.ToLower(f.plot[strings.LastIndexByte(f.plot, '.')+1:]); ext != "svg" && ext != "png" {
-			return fmt.Errorf("%w: --plot %s: want a .svg or .png file", errUsage, f.plot)
-		}
-		for _, in := range inputs {
-			if in != "-" && absPath(in) == absPath(f.plot) {
-				return fmt.Errorf("%w: --plot %s would overwrite input %s", errUsage, f.plot, in)
-			}
-		}
+		return err
 	}
 	workers := f.workers
 	if workers == 0 {
@@ -165,13 +95,13 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	readTime := time.Since(start)
-	if len(smp.docs) < 2 {
-		return fmt.Errorf("the inputs have %d non-empty documents: at least 2 are needed", len(smp.docs))
+	if len(smp.Docs) < 2 {
+		return fmt.Errorf("the inputs have %d non-empty documents: at least 2 are needed", len(smp.Docs))
 	}
 	tp := time.Now()
-	res := make([]*lenResult, len(lens))
+	res := make([]*analyze.Result, len(lens))
 	for i, l := range lens {
-		pr.set(fmt.Sprintf("all pairs of the sample, %s %d-grams (%d of %d lengths)", l.mode, l.n, i+1, len(lens)), int64(len(smp.docs)-1))
+		pr.set(fmt.Sprintf("all pairs of the sample, %s %d-grams (%d of %d lengths)", l.Mode, l.N, i+1, len(lens)), int64(len(smp.Docs)-1))
 		if res[i], err = analyzeLength(ctx, smp, l, shingle.Options{Bag: f.bag, NFKC: f.nfkc}, cutoffs, f.examples, workers, pr); err != nil {
 			return err
 		}
@@ -194,10 +124,80 @@ func runAnalyze(ctx context.Context, e *env, args []string) error {
 	}
 	if !f.quiet {
 		fmt.Fprintf(e.stderr, "analyze: sampled %d of %s (%d empty left out) in %.2fs; %s x %s in %.2fs on %s\n",
-			len(smp.docs), plural(smp.seen, "document", "documents"), smp.empty, readTime.Seconds(), plural(len(lens), "length", "lengths"),
-			plural(res[0].pairs, "pair", "pairs"), pairTime.Seconds(), plural(workers, "worker", "workers"))
+			len(smp.Docs), plural(smp.Seen, "document", "documents"), smp.Empty, readTime.Seconds(), plural(len(lens), "length", "lengths"),
+			plural(res[0].Pairs, "pair", "pairs"), pairTime.Seconds(), plural(workers, "worker", "workers"))
 	}
 	return nil
+}
+
+// register defines analyze's flags on fs.
+func (f *analyzeFlags) register(fs *flag.FlagSet) {
+	// The input flags of dedup, by hand: cliflags.Input.Register would also
+	// define --shingle and --ngram, which mean something else here.
+	f.in.RegisterInput(fs)
+	f.in.RegisterNormalize(fs)
+	fs.IntVar(&f.sample, "sample", 2000, "documents in the sample (all pairs: n(n-1)/2 per length)")
+	fs.Uint64Var(&f.seed, "sample-seed", 1, "seed of the random sample: same seed and input, same sample")
+	fs.StringVar(&f.ngram, "ngram", "1-7", "word shingle lengths: a list of lengths and ranges, e.g. 1-7 or 2,3,5 (\"\": none)")
+	fs.StringVar(&f.char, "char", "5", "char shingle lengths, e.g. 5 or 3-7 (\"\": none)")
+	fs.BoolVar(&f.bag, "bag", false, "count repeated shingles (multiset Jaccard)")
+	fs.StringVar(&f.cutoffs, "cutoffs", "0.05,0.2,0.5,0.8", "Jaccard cutoffs: pairs at or above each are counted, pairs closest to each shown")
+	fs.IntVar(&f.examples, "examples", 2, "example pairs per cutoff per length")
+	fs.IntVar(&f.width, "width", 60, "width of each text column of the examples, in characters")
+	fs.IntVar(&f.lines, "lines", 12, "at most this many lines of each example text (0: all)")
+	fs.BoolVar(&f.json, "json", false, "print a JSON object instead of the tables")
+	fs.StringVar(&f.plot, "plot", "", "write a chart of the histograms (log counts per bin, one line per length) to FILE.svg or FILE.png")
+	fs.IntVar(&f.workers, "workers", 0, "worker goroutines (default: the number of CPUs)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no summary or progress on standard error")
+	fs.BoolVar(&f.noProgress, "no-progress", false, "no progress line even on a terminal")
+}
+
+// validate checks the flags and returns the shingle lengths to analyze
+// and the Jaccard cutoffs; its errors are usage errors.
+func (f *analyzeFlags) validate(inputs []string) ([]analyze.Length, []float64, error) {
+	var lens []analyze.Length
+	for _, m := range []struct {
+		flag, spec string
+		mode       shingle.Mode
+	}{{"--ngram", f.ngram, shingle.Word}, {"--char", f.char, shingle.Char}} {
+		ns, err := parseLengths(m.spec)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %s %v", errUsage, m.flag, err)
+		}
+		for _, n := range ns {
+			lens = append(lens, analyze.Length{Mode: m.mode, N: n})
+		}
+	}
+	if len(lens) == 0 {
+		return nil, nil, fmt.Errorf("%w: no shingle length: --ngram and --char are both empty", errUsage)
+	}
+	cutoffs, err := parseCutoffs(f.cutoffs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: --cutoffs %v", errUsage, err)
+	}
+	switch {
+	case f.sample < 2:
+		return nil, nil, fmt.Errorf("%w: --sample %d: want at least 2 documents", errUsage, f.sample)
+	case f.examples < 0:
+		return nil, nil, fmt.Errorf("%w: --examples %d: want 0 or more", errUsage, f.examples)
+	case f.width < 10:
+		return nil, nil, fmt.Errorf("%w: --width %d: want at least 10", errUsage, f.width)
+	case f.lines < 0:
+		return nil, nil, fmt.Errorf("%w: --lines %d: want 0 (all) or more", errUsage, f.lines)
+	case f.workers < 0:
+		return nil, nil, fmt.Errorf("%w: --workers %d: want 0 (all CPUs) or more", errUsage, f.workers)
+	}
+	if f.plot != "" {
+		if ext := strings.ToLower(f.plot[strings.LastIndexByte(f.plot, '.')+1:]); ext != "svg" && ext != "png" {
+			return nil, nil, fmt.Errorf("%w: --plot %s: want a .svg or .png file", errUsage, f.plot)
+		}
+		for _, in := range inputs {
+			if in != "-" && absPath(in) == absPath(f.plot) {
+				return nil, nil, fmt.Errorf("%w: --plot %s would overwrite input %s", errUsage, f.plot, in)
+			}
+		}
+	}
+	return lens, cutoffs, nil
 }
 
 // parseLengths parses a list of shingle lengths and ranges ("1-7",
@@ -250,211 +250,39 @@ func parseCutoffs(s string) ([]float64, error) {
 	return slices.Compact(out), nil
 }
 
-// sampledDoc is a document of the sample, its text copied.
-type sampledDoc struct {
-	num  int // position among the non-empty documents of the inputs
-	id   string
-	text []byte
-}
-
-type docSample struct {
-	docs  []sampledDoc // in input order
-	seen  int          // non-empty documents read
-	empty int          // documents with no token, left out
-}
-
-// readSample reads every document of the inputs and keeps a uniform random
-// sample of k of the non-empty ones (all of them when there are fewer),
-// copying the text of a document only when it enters the sample. Slots
-// replaced later reuse their buffer.
-func readSample(ctx context.Context, e *env, src *source, inputs []string, co corpus.Options, k int, seed uint64, nfkc bool) (*docSample, error) {
-	r := sample.New(k, seed)
-	s := &docSample{}
-	slots := make([]sampledDoc, 0, min(k, 1<<16))
-	// A document with no word token has no shingles in any mode or length
-	// (char shingles need a code point that is not a space, and every
-	// token is one): the word tokenizer of package shingle decides.
-	words, err := shingle.New(shingle.Options{Mode: shingle.Word, N: 1, NFKC: nfkc})
+// readSample reads every document of the inputs into an analyze.Sampler.
+func readSample(ctx context.Context, e *env, src *source, inputs []string, co corpus.Options, k int, seed uint64, nfkc bool) (*analyze.Sample, error) {
+	s, err := analyze.NewSampler(k, seed, nfkc)
 	if err != nil {
 		return nil, err
 	}
-	var toks []uint64
-	err = readDocs(ctx, e, src, inputs, co, false, func(id string, text []byte) error {
-		if toks = words.AppendTokens(toks[:0], text); len(toks) == 0 {
-			s.empty++
-			return nil
-		}
-		slot := r.Next()
-		if slot < 0 {
-			return nil
-		}
-		if slot == len(slots) {
-			slots = append(slots, sampledDoc{})
-		}
-		d := &slots[slot]
-		d.num = r.Seen() - 1
-		d.id = id
-		d.text = append(d.text[:0], text...)
-		return nil
-	})
-	if err != nil {
+	if err := readDocs(ctx, e, src, inputs, co, false, s.Add); err != nil {
 		return nil, err
 	}
-	slices.SortFunc(slots, func(a, b sampledDoc) int { return a.num - b.num })
-	s.docs = slots
-	s.seen = r.Seen()
-	return s, nil
+	return s.Sample(), nil
 }
 
-// pairExample is a pair of sample documents (a < b, indexes into the
-// sample) and its Jaccard; dist is its distance to a cutoff.
-type pairExample struct {
-	a, b    int
-	jaccard float64
-	dist    float64
-}
-
-// closer orders examples by distance to the cutoff, then by the pair.
-func (p pairExample) closer(q pairExample) bool {
-	if p.dist != q.dist {
-		return p.dist < q.dist
-	}
-	if p.a != q.a {
-		return p.a < q.a
-	}
-	return p.b < q.b
-}
-
-// nearest keeps the k pairs closest to one cutoff, sorted, closest first.
-type nearest struct {
-	k     int
-	pairs []pairExample
-}
-
-func (n *nearest) offer(p pairExample) {
-	if len(n.pairs) == n.k {
-		if n.k == 0 || !p.closer(n.pairs[n.k-1]) {
-			return
-		}
-		n.pairs = n.pairs[:n.k-1]
-	}
-	i := len(n.pairs)
-	for i > 0 && p.closer(n.pairs[i-1]) {
-		i--
-	}
-	n.pairs = slices.Insert(n.pairs, i, p)
-}
-
-// partial is what one worker found.
-type partial struct {
-	cutoffs []float64
-	hist    [numBins]int64
-	atLeast []int64
-	near    []nearest
-}
-
-// add counts the pair (i, j) of sample documents, i < j, with inter shingles
-// in common and set sizes adding up to sizes.
-func (p *partial) add(i, j, inter, sizes int) {
-	union := sizes - inter // > 0: no set is empty
-	bin := numBins * inter / union
-	if bin == numBins {
-		bin--
-	}
-	p.hist[bin]++
-	jac := float64(inter) / float64(union) // as shingle.Jaccard
-	for c, cut := range p.cutoffs {
-		if jac < cut {
-			break // cutoffs are sorted
-		}
-		p.atLeast[c]++
-	}
-	for c := range p.near {
-		nr := &p.near[c]
-		d := math.Abs(jac - p.cutoffs[c])
-		if len(nr.pairs) < nr.k || nr.k > 0 && d <= nr.pairs[len(nr.pairs)-1].dist {
-			nr.offer(pairExample{a: i, b: j, jaccard: jac, dist: d})
-		}
-	}
-}
-
-// lenResult is the analysis of the sample for one shingle length.
-type lenResult struct {
-	l        shingleLen
-	pairs    int64
-	hist     [numBins]int64
-	atLeast  []int64         // per cutoff: pairs with Jaccard >= cutoff
-	examples [][]pairExample // per cutoff: the pairs closest to it, closest first
-	meanSet  float64         // mean set size
-}
-
-// analyzeLength shingles every document of the sample once and computes
-// the exact Jaccard of all pairs (allpairs.All) on the given number of
-// workers. Each worker counts into its own histogram; nothing is allocated
-// per pair.
-func analyzeLength(ctx context.Context, smp *docSample, l shingleLen, base shingle.Options, cutoffs []float64, examples, workers int, pr *progress) (*lenResult, error) {
-	sh, err := shingle.New(shingle.Options{Mode: l.mode, N: l.n, Bag: base.Bag, NFKC: base.NFKC})
+// analyzeLength runs analyze.Pairs for one length, counting rows on pr.
+func analyzeLength(ctx context.Context, smp *analyze.Sample, l analyze.Length, base shingle.Options, cutoffs []float64, examples, workers int, pr *progress) (*analyze.Result, error) {
+	sh, err := shingle.New(shingle.Options{Mode: l.Mode, N: l.N, Bag: base.Bag, NFKC: base.NFKC})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
-	n := len(smp.docs)
-	sets := make([][]uint64, n)
-	total := 0
-	for i, d := range smp.docs {
-		sets[i] = sh.AppendSet(nil, d.text)
-		total += len(sets[i])
-	}
-	parts := make([]partial, workers)
-	for w := range parts {
-		p := &parts[w]
-		p.cutoffs = cutoffs
-		p.atLeast = make([]int64, len(cutoffs))
-		p.near = make([]nearest, len(cutoffs))
-		for c := range p.near {
-			p.near[c] = nearest{k: examples, pairs: make([]pairExample, 0, examples+1)}
-		}
-	}
-	err = allpairs.All(ctx, sets, workers, func(w, i, j, inter int) {
-		parts[w].add(i, j, inter, len(sets[i])+len(sets[j]))
-		if j == n-1 {
-			pr.add(1) // row i done
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	r := &lenResult{l: l, pairs: int64(n) * int64(n-1) / 2, atLeast: make([]int64, len(cutoffs)),
-		examples: make([][]pairExample, len(cutoffs)), meanSet: float64(total) / float64(n)}
-	for c := range cutoffs {
-		all := nearest{k: examples}
-		for w := range parts {
-			r.atLeast[c] += parts[w].atLeast[c]
-			for _, p := range parts[w].near[c].pairs {
-				all.offer(p)
-			}
-		}
-		r.examples[c] = all.pairs
-	}
-	for w := range parts {
-		for b, v := range parts[w].hist {
-			r.hist[b] += v
-		}
-	}
-	return r, nil
+	return analyze.Pairs(ctx, smp, sh, l, cutoffs, examples, workers, func() { pr.add(1) })
 }
 
 type analyzeReport struct {
-	smp     *docSample
+	smp     *analyze.Sample
 	seed    uint64
 	skipped int
 	cutoffs []float64
-	lens    []*lenResult
+	lens    []*analyze.Result
 }
 
 func binEdges() []float64 {
-	e := make([]float64, numBins+1)
+	e := make([]float64, analyze.NumBins+1)
 	for i := range e {
-		e[i] = float64(i) / numBins
+		e[i] = float64(i) / analyze.NumBins
 	}
 	return e
 }
@@ -488,17 +316,17 @@ func (r *analyzeReport) writeJSON(w io.Writer) error {
 		Skipped int          `json:"skipped"`
 		Cutoffs []float64    `json:"cutoffs"`
 		Lengths []jsonLength `json:"lengths"`
-	}{Sample: len(r.smp.docs), Seed: r.seed, Docs: r.smp.seen, Empty: r.smp.empty, Skipped: r.skipped, Cutoffs: r.cutoffs}
-	for _, d := range r.smp.docs {
-		out.IDs = append(out.IDs, d.id)
+	}{Sample: len(r.smp.Docs), Seed: r.seed, Docs: r.smp.Seen, Empty: r.smp.Empty, Skipped: r.skipped, Cutoffs: r.cutoffs}
+	for _, d := range r.smp.Docs {
+		out.IDs = append(out.IDs, d.ID)
 	}
 	for _, l := range r.lens {
-		jl := jsonLength{Mode: l.l.mode.String(), N: l.l.n, Pairs: l.pairs, MeanSet: math.Round(l.meanSet*100) / 100,
-			BinEdges: binEdges(), Counts: l.hist[:]}
+		jl := jsonLength{Mode: l.Length.Mode.String(), N: l.Length.N, Pairs: l.Pairs, MeanSet: math.Round(l.MeanSet*100) / 100,
+			BinEdges: binEdges(), Counts: l.Hist[:]}
 		for c, cut := range r.cutoffs {
-			jc := jsonCutoff{Cutoff: cut, Pairs: l.atLeast[c], Examples: []jsonExample{}}
-			for _, p := range l.examples[c] {
-				jc.Examples = append(jc.Examples, jsonExample{r.smp.docs[p.a].id, r.smp.docs[p.b].id, p.jaccard})
+			jc := jsonCutoff{Cutoff: cut, Pairs: l.AtLeast[c], Examples: []jsonExample{}}
+			for _, p := range l.Examples[c] {
+				jc.Examples = append(jc.Examples, jsonExample{r.smp.Docs[p.A].ID, r.smp.Docs[p.B].ID, p.Jaccard})
 			}
 			jl.Cutoffs = append(jl.Cutoffs, jc)
 		}
@@ -514,7 +342,7 @@ func (r *analyzeReport) writeJSON(w io.Writer) error {
 
 func (r *analyzeReport) writePlot(path string) error {
 	p := chart.Plot{
-		Title:  fmt.Sprintf("Exact Jaccard of all pairs of %d sampled %s", len(r.smp.docs), pick(len(r.smp.docs), "document", "documents")),
+		Title:  fmt.Sprintf("Exact Jaccard of all pairs of %d sampled %s", len(r.smp.Docs), pick(len(r.smp.Docs), "document", "documents")),
 		XLabel: "Jaccard (bins of 0.05)",
 		YLabel: "pairs",
 		LogY:   true,
@@ -522,9 +350,9 @@ func (r *analyzeReport) writePlot(path string) error {
 		VLines: r.cutoffs,
 	}
 	for _, l := range r.lens {
-		s := chart.Series{Name: l.l.String(), Kind: chart.Line, X: make([]float64, numBins), Y: make([]float64, numBins)}
-		for b, v := range l.hist {
-			s.X[b] = (float64(b) + 0.5) / numBins
+		s := chart.Series{Name: l.Length.String(), Kind: chart.Line, X: make([]float64, analyze.NumBins), Y: make([]float64, analyze.NumBins)}
+		for b, v := range l.Hist {
+			s.X[b] = (float64(b) + 0.5) / analyze.NumBins
 			s.Y[b] = float64(v)
 		}
 		p.Series = append(p.Series, s)
@@ -537,33 +365,33 @@ func (r *analyzeReport) writePlot(path string) error {
 
 func (r *analyzeReport) writeText(w io.Writer, width, maxLines int) error {
 	var b strings.Builder
-	n := len(r.smp.docs)
-	fmt.Fprintf(&b, "Sample: %d of %d non-empty %s (seed %d); %d empty left out", n, r.smp.seen, pick(r.smp.seen, "document", "documents"), r.seed, r.smp.empty)
+	n := len(r.smp.Docs)
+	fmt.Fprintf(&b, "Sample: %d of %d non-empty %s (seed %d); %d empty left out", n, r.smp.Seen, pick(r.smp.Seen, "document", "documents"), r.seed, r.smp.Empty)
 	if r.skipped > 0 {
 		fmt.Fprintf(&b, ", %s skipped", plural(r.skipped, "bad record", "bad records"))
 	}
-	fmt.Fprintf(&b, ".\nExact Jaccard of all %s, per shingle length:\n\n", plural(r.lens[0].pairs, "pair", "pairs"))
+	fmt.Fprintf(&b, ".\nExact Jaccard of all %s, per shingle length:\n\n", plural(r.lens[0].Pairs, "pair", "pairs"))
 
 	// One row per bin, one column per length.
 	rows := [][]string{{"jaccard"}}
 	for _, l := range r.lens {
-		rows[0] = append(rows[0], l.l.String())
+		rows[0] = append(rows[0], l.Length.String())
 	}
-	row := func(label string, cell func(l *lenResult) string) {
+	row := func(label string, cell func(l *analyze.Result) string) {
 		x := []string{label}
 		for _, l := range r.lens {
 			x = append(x, cell(l))
 		}
 		rows = append(rows, x)
 	}
-	for k := numBins - 1; k >= 0; k-- {
-		row(fmt.Sprintf("%.2f-%.2f", float64(k)/numBins, float64(k+1)/numBins), func(l *lenResult) string { return strconv.FormatInt(l.hist[k], 10) })
+	for k := analyze.NumBins - 1; k >= 0; k-- {
+		row(fmt.Sprintf("%.2f-%.2f", float64(k)/analyze.NumBins, float64(k+1)/analyze.NumBins), func(l *analyze.Result) string { return strconv.FormatInt(l.Hist[k], 10) })
 	}
 	rows = append(rows, nil)
 	for c, cut := range r.cutoffs {
-		row(">= "+strconv.FormatFloat(cut, 'g', -1, 64), func(l *lenResult) string { return strconv.FormatInt(l.atLeast[c], 10) })
+		row(">= "+strconv.FormatFloat(cut, 'g', -1, 64), func(l *analyze.Result) string { return strconv.FormatInt(l.AtLeast[c], 10) })
 	}
-	row("mean set", func(l *lenResult) string { return strconv.FormatFloat(l.meanSet, 'f', 1, 64) })
+	row("mean set", func(l *analyze.Result) string { return strconv.FormatFloat(l.MeanSet, 'f', 1, 64) })
 	colW := make([]int, len(rows[0]))
 	for _, x := range rows {
 		for i, c := range x {
@@ -585,9 +413,9 @@ func (r *analyzeReport) writeText(w io.Writer, width, maxLines int) error {
 	// Examples, per length and cutoff.
 	for _, l := range r.lens {
 		for c, cut := range r.cutoffs {
-			for _, p := range l.examples[c] {
+			for _, p := range l.Examples[c] {
 				b.WriteByte('\n')
-				writeExample(&b, fmt.Sprintf("%s, near %g", l.l, cut), r.smp.docs[p.a], r.smp.docs[p.b], p.jaccard, width, maxLines)
+				writeExample(&b, fmt.Sprintf("%s, near %g", l.Length, cut), r.smp.Docs[p.A], r.smp.Docs[p.B], p.Jaccard, width, maxLines)
 			}
 		}
 	}
@@ -597,13 +425,13 @@ func (r *analyzeReport) writeText(w io.Writer, width, maxLines int) error {
 
 // writeExample writes a pair as two columns of wrapped text under a header
 // with the ids and the Jaccard.
-func writeExample(b *strings.Builder, what string, da, db sampledDoc, jac float64, width, maxLines int) {
+func writeExample(b *strings.Builder, what string, da, db analyze.Doc, jac float64, width, maxLines int) {
 	head := fmt.Sprintf("── %s: J = %.4f ", what, jac)
 	b.WriteString(head)
-	b.WriteString(strings.Repeat("─", max(3, 2*width+3-cellsOf([]rune(head)))))
+	b.WriteString(strings.Repeat("─", max(3, 2*width+3-termcol.Width([]rune(head)))))
 	b.WriteByte('\n')
-	left, right := wrap(string(da.text), width), wrap(string(db.text), width)
-	fmt.Fprintf(b, "%s │ %s\n", pad(clip(da.id, width), width), clip(db.id, width))
+	left, right := termcol.Wrap(string(da.Text), width), termcol.Wrap(string(db.Text), width)
+	fmt.Fprintf(b, "%s │ %s\n", termcol.Pad(termcol.Clip(da.ID, width), width), termcol.Clip(db.ID, width))
 	fmt.Fprintf(b, "%s ┼ %s\n", strings.Repeat("─", width), strings.Repeat("─", width))
 	lines := max(len(left), len(right))
 	shown := lines
@@ -618,7 +446,7 @@ func writeExample(b *strings.Builder, what string, da, db sampledDoc, jac float6
 		if i < len(right) {
 			y = right[i]
 		}
-		fmt.Fprintf(b, "%s │ %s\n", pad(x, width), y)
+		fmt.Fprintf(b, "%s │ %s\n", termcol.Pad(x, width), y)
 	}
 	if shown < lines {
 		more := func(ls []string) string {
@@ -627,91 +455,6 @@ func writeExample(b *strings.Builder, what string, da, db sampledDoc, jac float6
 			}
 			return ""
 		}
-		fmt.Fprintf(b, "%s │ %s\n", pad(more(left), width), more(right))
+		fmt.Fprintf(b, "%s │ %s\n", termcol.Pad(more(left), width), more(right))
 	}
-}
-
-// cells is the width of r on a terminal: 2 for East Asian wide and
-// full-width characters (Chinese, Japanese, Korean), 0 for combining marks,
-// else 1.
-func cells(r rune) int {
-	switch {
-	case r < 0x300:
-		return 1
-	case unicode.Is(unicode.M, r):
-		return 0
-	}
-	switch eaw.LookupRune(r).Kind() {
-	case eaw.EastAsianWide, eaw.EastAsianFullwidth:
-		return 2
-	}
-	return 1
-}
-
-func cellsOf(rs []rune) int {
-	n := 0
-	for _, r := range rs {
-		n += cells(r)
-	}
-	return n
-}
-
-// wrap folds white space and control characters and cuts text into lines
-// of at most width terminal cells, at spaces when it can, and between any
-// two characters of a word wider than a line (text in Chinese or Japanese
-// has no spaces to cut at).
-func wrap(text string, width int) []string {
-	words := strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
-	var lines []string
-	var line []rune
-	lineCells := 0
-	for _, w := range words {
-		rw := []rune(w)
-		wc := cellsOf(rw)
-		switch {
-		case len(line) > 0 && lineCells+1+wc <= width:
-			line = append(append(line, ' '), rw...)
-			lineCells += 1 + wc
-			continue
-		case len(line) > 0:
-			lines, line, lineCells = append(lines, string(line)), line[:0], 0
-		}
-		if wc <= width {
-			line, lineCells = append(line, rw...), wc
-			continue
-		}
-		// A word longer than a line: cut it where the cells run out.
-		for _, r := range rw {
-			if c := cells(r); lineCells+c > width && len(line) > 0 {
-				lines, line, lineCells = append(lines, string(line)), line[:0], 0
-			}
-			line = append(line, r)
-			lineCells += cells(r)
-		}
-	}
-	if len(line) > 0 {
-		lines = append(lines, string(line))
-	}
-	return lines
-}
-
-// pad fills s with spaces to width terminal cells.
-func pad(s string, width int) string {
-	return s + strings.Repeat(" ", max(0, width-cellsOf([]rune(s))))
-}
-
-// clip cuts s to width terminal cells, marking the cut with "…".
-func clip(s string, width int) string {
-	r := []rune(s)
-	if cellsOf(r) <= width {
-		return s
-	}
-	n := 0
-	for i, c := range r {
-		if n+cells(c) > width-1 {
-			return string(r[:i]) + "…"
-		}
-		n += cells(c)
-	}
-	return s
 }

@@ -9,15 +9,19 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/allpairs"
-	"github.com/neardup/neardup/corpus"
-	"github.com/neardup/neardup/cmd/neardup/internal/chart"
 	"github.com/neardup/neardup/cliflags"
-	"github.com/neardup/neardup/internal/parallel"
+	"github.com/neardup/neardup/cmd/neardup/internal/chart"
+	"github.com/neardup/neardup/cmd/neardup/internal/truth"
+	"github.com/neardup/neardup/cmd/neardup/internal/tune"
+	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/internal/pairscore"
 	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/shingle"
 )
 
 const evalUsage = `Usage: neardup eval [flags] INPUT...
@@ -71,7 +75,6 @@ type evalBin struct {
 	Fraction   *float64 `json:"candidate_fraction,omitempty"` // measured
 	Formula    *float64 `json:"formula,omitempty"`            // 1-(1-s^r)^b at the bin's mean Jaccard
 	MeanJ      *float64 `json:"mean_jaccard,omitempty"`
-	sumJ       float64
 }
 
 type evalReport struct {
@@ -96,7 +99,7 @@ type evalReport struct {
 	Verify        string         `json:"verify"`
 	RecallBins    []*evalBin     `json:"recall_bins"`
 	CandidateBins []*evalBin     `json:"candidate_bins"`
-	Planted       *plantedReport `json:"planted,omitempty"` // --truth
+	Planted       *truth.Planted `json:"planted,omitempty"` // --truth
 	// Weighted is set with --weight idf: the exact join is unweighted, so
 	// recall, precision and the bins are not computed then.
 	Weighted bool `json:"weighted,omitempty"`
@@ -175,15 +178,6 @@ func runEval(ctx context.Context, e *env, args []string) error {
 	return printEval(e.stdout, rep)
 }
 
-type pairKey = uint64
-
-func key(i, j int) pairKey {
-	if i > j {
-		i, j = j, i
-	}
-	return uint64(i)<<32 | uint64(j)
-}
-
 func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o neardup.Options, co corpus.Options, origin map[string]string) (*evalReport, error) {
 	params := o.LSH
 	// Each stage is announced on standard error when it ends (--quiet: not),
@@ -212,9 +206,85 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-
-	// (a) the dedup engine, timed from the first Add to the end of Run.
 	t0 = time.Now()
+	res, err := evalEngine(ctx, pr, rep, texts, o)
+	if err != nil {
+		return nil, err
+	}
+	say("dedup engine: %s, %s, %s", dur(time.Since(t0)), plural(rep.Candidates, "candidate", "candidates"), plural(rep.LSHPairs, "pair", "pairs"))
+	if origin != nil {
+		if rep.Planted, err = truth.Score(f.truth, origin, ids, res.Pairs, o.Refine == neardup.RefineEdit); err != nil {
+			return nil, err
+		}
+	}
+	if o.Weight == neardup.WeightIDF {
+		rep.Weighted = true
+		return rep, nil
+	}
+
+	// (b) the exact join on the same shingle sets.
+	sets, ranked, truth, err := evalExact(ctx, pr, rep, texts, o.Shingle, workers)
+	if err != nil {
+		return nil, err
+	}
+	say("exact all-pairs join: %s, %s", dur(time.Duration(rep.ExactSeconds*float64(time.Second))), plural(rep.TruePairs, "pair", "pairs"))
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rep.scoreRecall(res, truth)
+
+	// The measured S-curve: exact pairs down to --plot-from, and which of
+	// them share a band (lsh.Candidates, no bucket limit, no verification).
+	t0 = time.Now()
+	bins, err := candidateCurve(ctx, pr, sets, ranked, min(f.plotFrom, t), o.Params, workers)
+	if err != nil {
+		return nil, err
+	}
+	say("measured S-curve (exact pairs from %g, LSH candidates): %s", min(f.plotFrom, t), dur(time.Since(t0)))
+	rep.CandidateBins = bins
+	return rep, nil
+}
+
+// evalExact shingles texts and joins the sets exactly at the threshold
+// (allpairs): it returns the sets, their ranking (shared with the S-curve's
+// join) and the true pairs (pairscore.Key -> Jaccard) of non-empty sets,
+// and fills rep's timings, empty count and true pairs.
+func evalExact(ctx context.Context, pr *progress, rep *evalReport, texts [][]byte, so shingle.Options, workers int) ([][]uint64, *allpairs.Ranked, map[uint64]float64, error) {
+	t := rep.Threshold
+	t0 := time.Now()
+	pr.set("shingling for the exact join", 0)
+	sets, err := shingleAll(so, texts, workers)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rep.ShingleSecs = time.Since(t0).Seconds()
+	for _, s := range sets {
+		if len(s) == 0 {
+			rep.Empty++
+		}
+	}
+	var mu sync.Mutex
+	truth := map[uint64]float64{}
+	t0 = time.Now()
+	pr.set(fmt.Sprintf("exact all-pairs join at t = %g", t), 0)
+	ranked := allpairs.Rank(sets, workers) // shared with the S-curve's join
+	ranked.Join(t, workers, func(i, j int, jac float64) {
+		if len(sets[i]) == 0 || len(sets[j]) == 0 {
+			return
+		}
+		mu.Lock()
+		truth[pairscore.Key(i, j)] = jac
+		mu.Unlock()
+	})
+	rep.ExactSeconds = time.Since(t0).Seconds()
+	rep.TruePairs = len(truth)
+	return sets, ranked, truth, nil
+}
+
+// evalEngine runs the dedup engine on texts, timed from the first Add to
+// the end of Run, and fills rep's engine figures and clusters.
+func evalEngine(ctx context.Context, pr *progress, rep *evalReport, texts [][]byte, o neardup.Options) (*neardup.Result, error) {
+	t0 := time.Now()
 	b, err := neardup.NewBatch(o)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
@@ -233,192 +303,67 @@ func evaluate(ctx context.Context, e *env, f *evalFlags, inputs []string, o near
 	rep.LSHSeconds = time.Since(t0).Seconds()
 	rep.Candidates = res.Stats.Candidates
 	rep.LSHPairs = len(res.Pairs)
-	say("dedup engine: %s, %s, %s", dur(time.Since(t0)), plural(rep.Candidates, "candidate", "candidates"), plural(rep.LSHPairs, "pair", "pairs"))
 	rep.Clusters = evalClusters{Mode: o.Cluster.String(), Clusters: len(res.Clusters)}
 	for _, c := range res.Clusters {
 		rep.Clusters.Largest = max(rep.Clusters.Largest, len(c.Members))
 		rep.Clusters.Dropped += len(c.Members) - 1
-		below := c.Below(t)
+		below := c.Below(rep.Threshold)
 		rep.Clusters.Below += below
 		if below > 0 {
 			rep.Clusters.WithBelow++
 		}
 	}
-	if origin != nil {
-		if rep.Planted, err = scorePlanted(f.truth, origin, ids, res.Pairs, o.Refine == neardup.RefineEdit); err != nil {
-			return nil, err
-		}
-	}
-	if o.Weight == neardup.WeightIDF {
-		rep.Weighted = true
-		return rep, nil
-	}
+	return res, nil
+}
 
-	// (b) the exact join on the same shingle sets.
-	t0 = time.Now()
-	pr.set("shingling for the exact join", 0)
-	sets, err := shingleAll(o.Shingle, texts, workers)
-	if err != nil {
-		return nil, err
-	}
-	rep.ShingleSecs = time.Since(t0).Seconds()
-	for _, s := range sets {
-		if len(s) == 0 {
-			rep.Empty++
-		}
-	}
-	var mu sync.Mutex
-	truth := map[pairKey]float64{}
-	t0 = time.Now()
-	pr.set(fmt.Sprintf("exact all-pairs join at t = %g", t), 0)
-	ranked := allpairs.Rank(sets, workers) // shared with the S-curve's join
-	ranked.Join(t, workers, func(i, j int, jac float64) {
-		if len(sets[i]) == 0 || len(sets[j]) == 0 {
-			return
-		}
-		mu.Lock()
-		truth[key(i, j)] = jac
-		mu.Unlock()
-	})
-	rep.ExactSeconds = time.Since(t0).Seconds()
-	rep.TruePairs = len(truth)
-	say("exact all-pairs join: %s, %s", dur(time.Since(t0)), plural(rep.TruePairs, "pair", "pairs"))
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-
-	// (c) compare. Canonical(i) is the earliest document with i's set.
-	first := res.Canonical
-	reported := make(map[pairKey]bool, len(res.Pairs))
+// scoreRecall compares the engine's pairs with the exact join's (truth:
+// pairscore.Key -> Jaccard): precision, recall overall and per 0.05 bin
+// from the threshold, and whether every reported Jaccard is exact.
+func (rep *evalReport) scoreRecall(res *neardup.Result, truth map[uint64]float64) {
+	t := rep.Threshold
+	reported := pairscore.NewReported(res.Canonical, len(res.Pairs))
+	score := pairscore.Score{Exact: len(truth), Reported: len(res.Pairs)}
 	rep.JaccardExact = true
 	for _, p := range res.Pairs {
-		k := key(p.A, p.B)
-		reported[k] = true
-		if jac, ok := truth[k]; ok {
-			rep.Intersection++
+		reported.Add(p.A, p.B)
+		if jac, ok := truth[pairscore.Key(p.A, p.B)]; ok {
+			score.Correct++
 			if math.Abs(jac-p.Jaccard) > 1e-9 {
 				rep.JaccardExact = false
 			}
 		}
 	}
-	if rep.LSHPairs > 0 {
-		rep.Precision = float64(rep.Intersection) / float64(rep.LSHPairs)
-	} else {
-		rep.Precision = 1
-	}
-	nb := max(1, int(math.Ceil((1-t)/0.05-1e-9)))
-	for k := range nb {
-		lo := t + 0.05*float64(k)
-		rep.RecallBins = append(rep.RecallBins, &evalBin{Lo: lo, Hi: min(1, lo+0.05), From: round3(lo), To: round3(min(1, lo+0.05))})
-	}
-	for k, jac := range truth {
-		i, j := int(k>>32), int(k&0xffffffff)
-		found := first(i) == first(j) || reported[k] || reported[key(first(i), first(j))]
-		bin := rep.RecallBins[min(nb-1, max(0, int((jac-t)/0.05+1e-9)))]
-		bin.Pairs++
-		if found {
-			bin.Found++
-			rep.Found++
+	bins, found := pairscore.RecallBins(truth, t, reported)
+	score.Found = found
+	for _, b := range bins {
+		bin := &evalBin{Lo: b.Lo, Hi: b.Hi, From: round3(b.Lo), To: round3(b.Hi), Pairs: b.Pairs, Found: b.Found}
+		if b.Pairs > 0 {
+			bin.Recall = ptr(float64(b.Found) / float64(b.Pairs))
 		}
+		rep.RecallBins = append(rep.RecallBins, bin)
 	}
-	for _, bin := range rep.RecallBins {
-		if bin.Pairs > 0 {
-			bin.Recall = ptr(float64(bin.Found) / float64(bin.Pairs))
-		}
-	}
-	rep.Recall = 1
-	if rep.TruePairs > 0 {
-		rep.Recall = float64(rep.Found) / float64(rep.TruePairs)
-	}
-
-	// The measured S-curve: exact pairs down to --plot-from, and which of
-	// them share a band (lsh.Candidates, no bucket limit, no verification).
-	t0 = time.Now()
-	bins, err := candidateCurve(ctx, pr, sets, ranked, min(f.plotFrom, t), o.Params, workers)
-	if err != nil {
-		return nil, err
-	}
-	say("measured S-curve (exact pairs from %g, LSH candidates): %s", min(f.plotFrom, t), dur(time.Since(t0)))
-	rep.CandidateBins = bins
-	return rep, nil
+	rep.Intersection, rep.Found = score.Correct, score.Found
+	rep.Recall, rep.Precision = score.Recall(), score.Precision()
 }
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 
-// candidateCurve bins the exact pairs with Jaccard >= from in bins of 0.05
-// over [0, 1] and measures the fraction of each bin that LSH makes a
-// candidate pair: signatures of every non-empty set, lsh.Candidates.Run
-// with no bucket limit. ranked is sets ranked for allpairs (Rank).
+// candidateCurve runs tune.Curve, its banding shown on pr, and turns its
+// bins into the report's.
 func candidateCurve(ctx context.Context, pr *progress, sets [][]uint64, ranked *allpairs.Ranked, from float64, params neardup.Params, workers int) ([]*evalBin, error) {
-	p := params.LSH
-	const nb = 20
-	bins := make([]*evalBin, nb)
-	for k := range bins {
-		lo := 0.05 * float64(k)
-		bins[k] = &evalBin{Lo: lo, Hi: lo + 0.05, From: round3(lo), To: round3(lo + 0.05), Candidates: new(int)}
-	}
-	binOf := func(j float64) int { return min(nb-1, int(j/0.05+1e-9)) }
-	var mu sync.Mutex
-	pairs := map[pairKey]int32{} // pair of signature ids -> bin
-	ids := make([]int, 0, len(sets))
-	sigID := make([]int, len(sets))
-	for i, s := range sets {
-		sigID[i] = -1
-		if len(s) > 0 {
-			sigID[i] = len(ids)
-			ids = append(ids, i)
-		}
-	}
-	ranked.Join(from, workers, func(i, j int, jac float64) {
-		if sigID[i] < 0 || sigID[j] < 0 {
-			return
-		}
-		k := binOf(jac)
-		mu.Lock()
-		pairs[key(sigID[i], sigID[j])] = int32(k)
-		bins[k].Pairs++
-		bins[k].sumJ += jac
-		mu.Unlock()
+	bins, err := tune.Curve(ctx, sets, ranked, from, params, workers, func(bands int) *atomic.Int64 {
+		pr.set("LSH candidates per band", int64(bands))
+		return &pr.done
 	})
-	sk, err := neardup.NewSketcher(params)
 	if err != nil {
 		return nil, err
 	}
-	slots := params.Slots
-	// Each chunk's signatures are appended in place into sigs.
-	sigs := make([]uint32, len(ids)*slots)
-	parallel.For(len(ids), workers, 256, func(_, lo, hi int) {
-		for k := lo; k < hi; k++ {
-			sk.AppendSignature(sigs[k*slots:k*slots], sets[ids[k]])
-		}
-	})
-	counts := make([][nb]int64, max(1, workers))
-	pr.set("LSH candidates per band", int64(p.Bands))
-	c := &lsh.Candidates{Params: p, Slots: slots, Sigs: sigs, Workers: workers, MaxBucket: 0, BandsDone: &pr.done}
-	if _, err := c.Run(ctx, func(w int, i, j uint32) {
-		if k, ok := pairs[key(int(i), int(j))]; ok {
-			counts[w][k]++
-		}
-	}); err != nil {
-		return nil, err
-	}
-	var total [nb]int64
-	for _, cw := range counts {
-		for k := range cw {
-			total[k] += cw[k]
-		}
-	}
-	var out []*evalBin
-	for k, bin := range bins {
-		if bin.Pairs == 0 {
-			continue
-		}
-		*bin.Candidates = int(total[k])
-		bin.Fraction = ptr(float64(total[k]) / float64(bin.Pairs))
-		mj := bin.sumJ / float64(bin.Pairs)
-		bin.MeanJ = &mj
-		bin.Formula = ptr(p.Probability(mj))
-		out = append(out, bin)
+	out := make([]*evalBin, 0, len(bins))
+	for _, b := range bins {
+		mj, cand := b.SumJ/float64(b.Pairs), int(b.Candidates)
+		out = append(out, &evalBin{Lo: b.Lo, Hi: b.Lo + 0.05, From: round3(b.Lo), To: round3(b.Lo + 0.05), Pairs: b.Pairs,
+			Candidates: &cand, Fraction: ptr(float64(b.Candidates) / float64(b.Pairs)),
+			MeanJ: &mj, Formula: ptr(params.LSH.Probability(mj))})
 	}
 	return out, nil
 }

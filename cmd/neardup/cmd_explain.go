@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,10 +12,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/cluster"
-	"github.com/neardup/neardup/corpus"
-	"github.com/neardup/neardup/idf"
 	"github.com/neardup/neardup/cliflags"
+	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/explain"
+	"github.com/neardup/neardup/idf"
 	"github.com/neardup/neardup/internal/dedupout"
 	"github.com/neardup/neardup/shingle"
 )
@@ -78,7 +77,7 @@ func runExplain(ctx context.Context, e *env, args []string) error {
 	if f.top < 0 {
 		return fmt.Errorf("%w: --top %d: want a count", errUsage, f.top)
 	}
-	x, err := explain(ctx, e, &f, o, idA, idB, inputs, co)
+	x, err := explainPair(ctx, e, &f, o, idA, idB, inputs, co)
 	if err != nil {
 		return err
 	}
@@ -144,9 +143,7 @@ type corpusView struct {
 	found [2]bool
 }
 
-func explain(ctx context.Context, e *env, f *explainFlags, o neardup.Options, idA, idB string, inputs []string, co corpus.Options) (*explanation, error) {
-	want := [2]string{idA, idB}
-	cv := &corpusView{index: map[string]int{}}
+func explainPair(ctx context.Context, e *env, f *explainFlags, o neardup.Options, idA, idB string, inputs []string, co corpus.Options) (*explanation, error) {
 	var b *neardup.Batch
 	var err error
 	if f.pairs == "" {
@@ -159,41 +156,9 @@ func explain(ctx context.Context, e *env, f *explainFlags, o neardup.Options, id
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
 	}
-	keepSets := f.pairs != "" && o.Weight == neardup.WeightIDF
-	var scratch []uint64
-	src := &source{}
-	defer src.cleanup()
-	err = readDocs(ctx, e, src, inputs, co, false, func(id string, text []byte) error {
-		d := len(cv.ids)
-		cv.ids = append(cv.ids, id)
-		if _, dup := cv.index[id]; !dup {
-			cv.index[id] = d
-		}
-		cv.sizes = append(cv.sizes, int64(len(text)))
-		for k := range want {
-			if id == want[k] && !cv.found[k] {
-				cv.texts[k], cv.found[k] = slices.Clone(text), true
-			}
-		}
-		if f.pairs != "" {
-			scratch = sk.AppendSet(scratch[:0], text)
-			cv.fps = append(cv.fps, neardup.Fingerprint(scratch))
-			if keepSets {
-				cv.sets = append(cv.sets, slices.Clone(scratch))
-			}
-		}
-		if b != nil {
-			return b.Add(id, text)
-		}
-		return nil
-	})
+	cv, err := readCorpusView(ctx, e, f.pairs != "", o.Weight == neardup.WeightIDF, b, sk, [2]string{idA, idB}, inputs, co)
 	if err != nil {
 		return nil, err
-	}
-	for k := range want {
-		if !cv.found[k] {
-			return nil, fmt.Errorf("unknown id %q: no document of %s has it", want[k], strings.Join(inputs, ", "))
-		}
 	}
 	a, bb := cv.index[idA], cv.index[idB]
 
@@ -215,48 +180,12 @@ func explain(ctx context.Context, e *env, f *explainFlags, o neardup.Options, id
 	var pairs []neardup.Pair
 	var canon []int
 	if b != nil {
-		x.Source = "dedup run"
-		res, err := b.Run(ctx)
-		if err != nil {
-			return nil, err
-		}
-		x.jac = res.Similarity(a, bb) // what dedup compares with the threshold
-		pairs = res.Pairs
-		canon = make([]int, len(cv.ids))
-		for d := range canon {
-			canon[d] = res.Canonical(d)
-		}
-		for _, c := range res.Clusters {
-			for _, m := range c.Members {
-				ref := &clusterRef{Representative: cv.ids[c.Representative], Size: len(c.Members), Review: c.Review, rep: c.Representative}
-				if m.Doc == a {
-					x.ClusterA = ref
-				}
-				if m.Doc == bb {
-					x.ClusterB = ref
-				}
-			}
-		}
+		pairs, canon, err = x.fromRun(ctx, b, cv, a, bb)
 	} else {
-		x.Source = f.pairs
-		if pairs, err = readPairsFile(f.pairs, cv); err != nil {
-			return nil, err
-		}
-		if o.Weight == neardup.WeightIDF {
-			// Weights over the distinct non-empty sets, as dedup computes them.
-			tab := idf.Compute(distinctSets(cv.sets, cv.fps))
-			sk.Weigh(&sa, tab)
-			sk.Weigh(&sb, tab)
-		}
-		v, err := neardup.NewVerifier(o.Params, o.Verify)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
-		}
-		x.jac = v.Similarity(&sa, &sb)
-		canon = identicalGroups(cv.fps)
-		if x.ClusterA, x.ClusterB, err = clustersFromPairs(cv, canon, pairs, o, a, bb); err != nil {
-			return nil, err
-		}
+		pairs, canon, err = x.fromFile(f.pairs, cv, sk, &sa, &sb, o, a, bb)
+	}
+	if err != nil {
+		return nil, err
 	}
 	x.Jaccard = jnum(x.jac)
 	x.SameCluster = x.ClusterA != nil && x.ClusterB != nil && x.ClusterA.rep == x.ClusterB.rep
@@ -264,37 +193,148 @@ func explain(ctx context.Context, e *env, f *explainFlags, o neardup.Options, id
 	// Shortest path of verified pairs, identical copies being one node (so
 	// that a compact and a full pairs listing give the same path), with the
 	// Jaccard of each step.
-	x.Path, x.SameComponent = shortestPath(cv, canon, pairs, a, bb)
+	x.setPath(cv, canon, pairs, a, bb)
 
 	// Longest shared runs of tokens, as package shingle cuts them.
-	sh, err := shingle.New(o.Shingle)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
-	}
-	ta, tb := sh.AppendTokenStrings(nil, cv.texts[0]), sh.AppendTokenStrings(nil, cv.texts[1])
-	x.MinRun = max(1, min(o.Shingle.N, len(ta), len(tb)))
-	for _, r := range sharedRuns(ta, tb, x.MinRun, f.top) {
-		text := strings.Join(ta[r.i:r.i+r.n], "")
-		if o.Shingle.Mode == shingle.Word {
-			text = shingle.JoinTokens(ta[r.i : r.i+r.n])
-		}
-		x.Runs = append(x.Runs, sharedRun{Tokens: r.n, Text: text})
+	if err := x.setRuns(cv, o.Shingle, f.top); err != nil {
+		return nil, err
 	}
 	return x, nil
 }
 
-// distinctSets returns the distinct non-empty sets (the first of each
-// group of equal fingerprints): the corpus idf weights are computed over.
-func distinctSets(sets [][]uint64, fps []uint64) [][]uint64 {
-	seen := make(map[uint64]bool, len(fps))
-	var out [][]uint64
-	for i, fp := range fps {
-		if fp != 0 && !seen[fp] {
-			seen[fp] = true
-			out = append(out, sets[i])
+// fromRun takes the pairs, the identical groups (canon[d]: the document
+// standing for d's group) and the clusters of A (a) and B (bb) from a
+// dedup run over the documents added to b.
+func (x *explanation) fromRun(ctx context.Context, b *neardup.Batch, cv *corpusView, a, bb int) ([]neardup.Pair, []int, error) {
+	x.Source = "dedup run"
+	res, err := b.Run(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	x.jac = res.Similarity(a, bb) // what dedup compares with the threshold
+	canon := make([]int, len(cv.ids))
+	for d := range canon {
+		canon[d] = res.Canonical(d)
+	}
+	for _, c := range res.Clusters {
+		for _, m := range c.Members {
+			ref := &clusterRef{Representative: cv.ids[c.Representative], Size: len(c.Members), Review: c.Review, rep: c.Representative}
+			if m.Doc == a {
+				x.ClusterA = ref
+			}
+			if m.Doc == bb {
+				x.ClusterB = ref
+			}
 		}
 	}
-	return out
+	return res.Pairs, canon, nil
+}
+
+// fromFile is fromRun for a --pairs file: the groups come from the sets'
+// fingerprints, the clusters from explain.ClustersOf, and the similarity of
+// A and B (sketches sa and sb, weighed here with idf) from a verifier.
+func (x *explanation) fromFile(path string, cv *corpusView, sk *neardup.Sketcher, sa, sb *neardup.Sketch, o neardup.Options, a, bb int) ([]neardup.Pair, []int, error) {
+	x.Source = path
+	pairs, err := readPairsFile(path, cv)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.Weight == neardup.WeightIDF {
+		// Weights over the distinct non-empty sets, as dedup computes them.
+		tab := idf.Compute(explain.DistinctSets(cv.sets, cv.fps))
+		sk.Weigh(sa, tab)
+		sk.Weigh(sb, tab)
+	}
+	v, err := neardup.NewVerifier(o.Params, o.Verify)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
+	}
+	x.jac = v.Similarity(sa, sb)
+	canon := explain.Groups(cv.fps)
+	ca, cb, err := explain.ClustersOf(cv.sizes, canon, pairs, o, a, bb)
+	if err != nil {
+		return nil, nil, err
+	}
+	x.ClusterA, x.ClusterB = cv.clusterRef(ca), cv.clusterRef(cb)
+	return pairs, canon, nil
+}
+
+// setPath sets the shortest path of verified pairs from a to bb (Path)
+// and whether there is one (SameComponent), naming its documents by id.
+func (x *explanation) setPath(cv *corpusView, canon []int, pairs []neardup.Pair, a, bb int) {
+	steps, ok := explain.Path(len(cv.ids), canon, pairs, a, bb)
+	x.Path, x.SameComponent = make([]pathStep, len(steps)), ok
+	for k, st := range steps {
+		x.Path[k].ID = cv.ids[st.Doc]
+		if k > 0 {
+			n := jnum(st.Jaccard)
+			x.Path[k].Jaccard = &n
+		}
+	}
+}
+
+// setRuns sets the top longest runs of tokens A and B share (Runs,
+// MinRun), the tokens cut as package shingle cuts them with so.
+func (x *explanation) setRuns(cv *corpusView, so shingle.Options, top int) error {
+	sh, err := shingle.New(so)
+	if err != nil {
+		return fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
+	}
+	ta, tb := sh.AppendTokenStrings(nil, cv.texts[0]), sh.AppendTokenStrings(nil, cv.texts[1])
+	x.MinRun = max(1, min(so.N, len(ta), len(tb)))
+	for _, r := range explain.SharedRuns(ta, tb, x.MinRun, top) {
+		text := strings.Join(ta[r.I:r.I+r.N], "")
+		if so.Mode == shingle.Word {
+			text = shingle.JoinTokens(ta[r.I : r.I+r.N])
+		}
+		x.Runs = append(x.Runs, sharedRun{Tokens: r.N, Text: text})
+	}
+	return nil
+}
+
+// readCorpusView reads the inputs into a corpusView, adding every
+// document to b when it is not nil (a dedup run). fromFile: the pairs come
+// from a --pairs file, so the view keeps each set's fingerprint (and with
+// idf, every set). It fails on an id of want that no document has.
+func readCorpusView(ctx context.Context, e *env, fromFile, weighted bool, b *neardup.Batch, sk *neardup.Sketcher, want [2]string, inputs []string, co corpus.Options) (*corpusView, error) {
+	cv := &corpusView{index: map[string]int{}}
+	keepSets := fromFile && weighted
+	var scratch []uint64
+	src := &source{}
+	defer src.cleanup()
+	err := readDocs(ctx, e, src, inputs, co, false, func(id string, text []byte) error {
+		d := len(cv.ids)
+		cv.ids = append(cv.ids, id)
+		if _, dup := cv.index[id]; !dup {
+			cv.index[id] = d
+		}
+		cv.sizes = append(cv.sizes, int64(len(text)))
+		for k := range want {
+			if id == want[k] && !cv.found[k] {
+				cv.texts[k], cv.found[k] = slices.Clone(text), true
+			}
+		}
+		if fromFile {
+			scratch = sk.AppendSet(scratch[:0], text)
+			cv.fps = append(cv.fps, neardup.Fingerprint(scratch))
+			if keepSets {
+				cv.sets = append(cv.sets, slices.Clone(scratch))
+			}
+		}
+		if b != nil {
+			return b.Add(id, text)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for k := range want {
+		if !cv.found[k] {
+			return nil, fmt.Errorf("unknown id %q: no document of %s has it", want[k], strings.Join(inputs, ", "))
+		}
+	}
+	return cv, nil
 }
 
 // readPairsFile reads a dedup --pairs file: id_a, id_b, jaccard[, edit]
@@ -335,161 +375,12 @@ func readPairsFile(path string, cv *corpusView) ([]neardup.Pair, error) {
 	return pairs, nil
 }
 
-// identicalGroups returns, for each document, the first document with the
-// same fingerprint (itself for an empty set or the first of its group).
-func identicalGroups(fps []uint64) []int {
-	canon := make([]int, len(fps))
-	first := map[uint64]int{}
-	for d, fp := range fps {
-		canon[d] = d
-		if fp != 0 {
-			if e, ok := first[fp]; ok {
-				canon[d] = e
-			} else {
-				first[fp] = d
-			}
-		}
-	}
-	return canon
-}
-
-// shortestPath returns a shortest path of verified pairs from a to b, each
-// step with its Jaccard (none for a), where documents with identical sets
-// are one node: the path runs over their groups (canon), then names a and
-// b themselves at its ends. It reports whether there is a path.
-func shortestPath(cv *corpusView, canon []int, pairs []neardup.Pair, a, b int) ([]pathStep, bool) {
-	path := []pathStep{{ID: cv.ids[a]}}
-	step := func(d int, j float64) {
-		n := jnum(j)
-		path = append(path, pathStep{ID: cv.ids[d], Jaccard: &n})
-	}
-	if a == b {
-		return path, true
-	}
-	ca, cb := canon[a], canon[b]
-	if ca == cb {
-		step(b, 1)
-		return path, true
-	}
-	jac := map[[2]int]float64{}
-	var edges [][2]uint32
-	for _, p := range pairs {
-		x, y := canon[p.A], canon[p.B]
-		if x == y {
-			continue
-		}
-		k := [2]int{min(x, y), max(x, y)}
-		if _, ok := jac[k]; !ok {
-			jac[k] = p.Jaccard
-			edges = append(edges, [2]uint32{uint32(x), uint32(y)})
-		}
-	}
-	nodes := cluster.NewGraph(len(cv.ids), edges).Path(uint32(ca), uint32(cb))
-	if nodes == nil {
-		return []pathStep{}, false
-	}
-	for i := 1; i < len(nodes); i++ {
-		u, v := int(nodes[i-1]), int(nodes[i])
-		d := v
-		if i == len(nodes)-1 {
-			d = b
-		}
-		step(d, jac[[2]int{min(u, v), max(u, v)}])
-	}
-	return path, true
-}
-
-// clustersFromPairs finds the clusters of documents a and b from a pairs
-// file, with neardup.Clusters as dedup does: identical sets grouped
-// (canon), the pairs as edges, the --cluster mode and --keep order.
-func clustersFromPairs(cv *corpusView, canon []int, pairs []neardup.Pair, o neardup.Options, a, b int) (ca, cb *clusterRef, err error) {
-	n := len(cv.ids)
-	docs := make([]neardup.ClusterDoc, n)
-	for d := range n {
-		docs[d] = neardup.ClusterDoc{Seq: uint64(d), Size: cv.sizes[d], Same: canon[d]}
-	}
-	edges := make([][2]int, len(pairs))
-	for i, p := range pairs {
-		edges[i] = [2]int{p.A, p.B}
-	}
-	groups, err := neardup.Clusters(docs, edges, o.Cluster, o.Keep)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, g := range groups {
-		ref := &clusterRef{Representative: cv.ids[g.Representative], Size: len(g.Members),
-			Review: o.MaxCluster > 0 && len(g.Members) > o.MaxCluster, rep: g.Representative}
-		for _, m := range g.Members {
-			if m == a {
-				ca = ref
-			}
-			if m == b {
-				cb = ref
-			}
-		}
-	}
-	return ca, cb, nil
-}
-
-type tokenRun struct{ i, j, n int }
-
-// maxStarts bounds the occurrences of one n-gram of b that sharedRuns
-// extends, so that a text repeating one phrase thousands of times cannot make
-// it quadratic.
-const maxStarts = 256
-
-// sharedRuns returns up to top maximal runs of tokens common to a and b, at
-// least minLen long, longest first (ties: earlier in a, then in b), leaving
-// out runs whose text is that of, or inside, a run already listed. A run
-// a[i:i+n] == b[j:j+n] is maximal when it cannot be extended on either side.
-func sharedRuns(a, b []string, minLen, top int) []tokenRun {
-	if top == 0 || len(a) < minLen || len(b) < minLen {
+// clusterRef names a cluster of explain.ClustersOf by its ids (nil: none).
+func (cv *corpusView) clusterRef(c *explain.Cluster) *clusterRef {
+	if c == nil {
 		return nil
 	}
-	key := func(t []string, i int) string { return strings.Join(t[i:i+minLen], "\x00") }
-	starts := map[string][]int{}
-	for j := 0; j+minLen <= len(b); j++ {
-		k := key(b, j)
-		if s := starts[k]; len(s) < maxStarts {
-			starts[k] = append(s, j)
-		}
-	}
-	var runs []tokenRun
-	for i := 0; i+minLen <= len(a); i++ {
-		for _, j := range starts[key(a, i)] {
-			if i > 0 && j > 0 && a[i-1] == b[j-1] {
-				continue // not left-maximal: found from an earlier start
-			}
-			n := minLen
-			for i+n < len(a) && j+n < len(b) && a[i+n] == b[j+n] {
-				n++
-			}
-			runs = append(runs, tokenRun{i, j, n})
-		}
-	}
-	slices.SortFunc(runs, func(x, y tokenRun) int {
-		if c := cmp.Compare(y.n, x.n); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.i, y.i); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.j, y.j)
-	})
-	var out []tokenRun
-	var kept []string
-	for _, r := range runs {
-		k := "\x00" + strings.Join(a[r.i:r.i+r.n], "\x00") + "\x00"
-		if slices.ContainsFunc(kept, func(s string) bool { return strings.Contains(s, k) }) {
-			continue // the same text, or a part of a longer run already listed
-		}
-		kept = append(kept, k)
-		out = append(out, r)
-		if len(out) == top {
-			break
-		}
-	}
-	return out
+	return &clusterRef{Representative: cv.ids[c.Representative], Size: c.Size, Review: c.Review, rep: c.Representative}
 }
 
 // print writes the explanation for people.

@@ -14,9 +14,9 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/allpairs"
-	"github.com/neardup/neardup/cmd/neardup/internal/chart"
 	"github.com/neardup/neardup/cliflags"
+	"github.com/neardup/neardup/cmd/neardup/internal/chart"
+	"github.com/neardup/neardup/cmd/neardup/internal/tune"
 	"github.com/neardup/neardup/lsh"
 )
 
@@ -114,6 +114,59 @@ type tuneReport struct {
 func runTune(ctx context.Context, e *env, args []string) error {
 	var f tuneFlags
 	fs := newFlagSet(e, "tune", tuneUsage)
+	f.register(fs)
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("%w: unexpected argument %q (a corpus sample goes in --sample)", errUsage, rest[0])
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	at, err := f.validate(set)
+	if err != nil {
+		return err
+	}
+	twoPoint := set["low"] || set["high"]
+	rep, list, chosen, err := f.search(twoPoint)
+	if err != nil {
+		return err
+	}
+
+	var hist *tune.Hist
+	if f.sample != "" {
+		h, read, err := sampleHist(ctx, e, &f)
+		if err != nil {
+			return err
+		}
+		hist = h
+		rep.Sample = &struct {
+			Documents  int   `json:"documents"`
+			Read       int   `json:"read"`
+			Pairs      int64 `json:"pairs"`
+			CorpusDocs int64 `json:"corpus_docs,omitempty"`
+		}{h.Docs, read, h.Pairs, f.corpusDocs}
+	}
+	for _, p := range list {
+		rep.Candidates = append(rep.Candidates, f.row(p, chosen, twoPoint, at, hist))
+	}
+
+	if f.plot != "" {
+		if err := tunePlot(&f, rep, list, chosen, twoPoint).WriteFile(f.plot, 720, 450); err != nil {
+			return err
+		}
+	}
+	if f.jsonOut {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return printTune(e.stdout, &f, rep, at, twoPoint)
+}
+
+// register defines tune's flags on fs.
+func (f *tuneFlags) register(fs *flag.FlagSet) {
 	f.in.Register(fs)
 	fs.IntVar(&f.numPerm, "num-perm", 128, "MinHash signature slots K: b*r <= K")
 	fs.Float64Var(&f.threshold, "threshold", neardup.DefaultThreshold, "Jaccard threshold T (threshold mode)")
@@ -132,32 +185,23 @@ func runTune(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON instead of a table")
 	fs.StringVar(&f.plot, "plot", "", "draw the chosen S-curve and alternatives to FILE.svg or FILE.png")
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for the sample's pairs (default: the number of CPUs)")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) > 0 {
-		return fmt.Errorf("%w: unexpected argument %q (a corpus sample goes in --sample)", errUsage, rest[0])
-	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	at, err := f.validate(set)
-	if err != nil {
-		return err
-	}
+}
 
+// search returns the report's header, the parameters to list (the best
+// per rows, or the given ones) and the chosen parameters, with lsh's own
+// choice (the code dedup uses). twoPoint: --low/--high targets.
+func (f *tuneFlags) search(twoPoint bool) (*tuneReport, []lsh.Params, lsh.Params, error) {
 	rep := &tuneReport{NumPerm: f.numPerm}
 	var chosen lsh.Params
 	switch {
 	case f.bands > 0:
 		rep.Mode = "given"
 		chosen = lsh.Params{Bands: f.bands, Rows: f.rows}
-	case set["low"] || set["high"]:
+	case twoPoint:
 		rep.Mode = "targets"
 	default:
 		rep.Mode = "threshold"
 	}
-	twoPoint := set["low"] || set["high"]
 	if twoPoint {
 		rep.Low, rep.MaxFP, rep.High, rep.MinRecall = f.low, f.maxFP, f.high, f.minRecall
 	} else {
@@ -165,6 +209,7 @@ func runTune(ctx context.Context, e *env, args []string) error {
 	}
 
 	var list []lsh.Params
+	var err error
 	switch rep.Mode {
 	case "given":
 		list = []lsh.Params{chosen}
@@ -182,76 +227,52 @@ func runTune(ctx context.Context, e *env, args []string) error {
 	}
 	switch {
 	case errors.Is(err, lsh.ErrNoParams) && twoPoint:
-		return fmt.Errorf("%w: no bands and rows within --num-perm %d meet both targets (--low %v --max-fp %v --high %v --min-recall %v); use more slots or looser targets",
+		return nil, nil, chosen, fmt.Errorf("%w: no bands and rows within --num-perm %d meet both targets (--low %v --max-fp %v --high %v --min-recall %v); use more slots or looser targets",
 			errUsage, f.numPerm, f.low, f.maxFP, f.high, f.minRecall)
 	case errors.Is(err, lsh.ErrNoParams):
-		return fmt.Errorf("%w: no bands and rows within --num-perm %d reach --recall %v at --threshold %v; use more slots or a lower recall",
+		return nil, nil, chosen, fmt.Errorf("%w: no bands and rows within --num-perm %d reach --recall %v at --threshold %v; use more slots or a lower recall",
 			errUsage, f.numPerm, f.recall, f.threshold)
 	case err != nil:
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return nil, nil, chosen, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	rep.Bands, rep.Rows = chosen.Bands, chosen.Rows
+	return rep, list, chosen, nil
+}
 
-	var hist *jaccardHist
-	if f.sample != "" {
-		h, read, err := sampleHist(ctx, e, &f)
-		if err != nil {
-			return err
-		}
-		hist = h
-		rep.Sample = &struct {
-			Documents  int   `json:"documents"`
-			Read       int   `json:"read"`
-			Pairs      int64 `json:"pairs"`
-			CorpusDocs int64 `json:"corpus_docs,omitempty"`
-		}{h.docs, read, h.pairs, f.corpusDocs}
-	}
-
+// row is the table row of parameters p: its S-curve at the targets and at
+// the --at similarities, and with a sample (hist), the expected candidates.
+func (f *tuneFlags) row(p, chosen lsh.Params, twoPoint bool, at []float64, hist *tune.Hist) tuneRow {
 	fcrAt := f.threshold
 	if twoPoint {
 		fcrAt = f.high
 	}
-	for _, p := range list {
-		row := tuneRow{Bands: p.Bands, Rows: p.Rows, Chosen: p == chosen,
-			ThresholdApprox: math.Pow(1/float64(p.Bands), 1/float64(p.Rows)),
-			Steepest:        steepest(p),
-			FalseCandidate:  lsh.FalseCandidateRate(p, fcrAt)}
-		if twoPoint {
-			row.PLow, row.PHigh = ptr(p.Probability(f.low)), ptr(p.Probability(f.high))
-			m := lsh.Margin(p, f.low, f.maxFP, f.high, f.minRecall)
-			if !math.IsInf(m, 0) && !math.IsNaN(m) {
-				row.Margin = &m
-			}
-		} else {
-			row.PThreshold = ptr(p.Probability(f.threshold))
+	row := tuneRow{Bands: p.Bands, Rows: p.Rows, Chosen: p == chosen,
+		ThresholdApprox: tune.ThresholdApprox(p),
+		Steepest:        tune.Steepest(p),
+		FalseCandidate:  lsh.FalseCandidateRate(p, fcrAt)}
+	if twoPoint {
+		row.PLow, row.PHigh = ptr(p.Probability(f.low)), ptr(p.Probability(f.high))
+		m := lsh.Margin(p, f.low, f.maxFP, f.high, f.minRecall)
+		if !math.IsInf(m, 0) && !math.IsNaN(m) {
+			row.Margin = &m
 		}
-		if len(at) > 0 {
-			row.At = map[string]float64{}
-			for _, s := range at {
-				row.At[fmtSim(s)] = p.Probability(s)
-			}
-		}
-		if hist != nil {
-			per, total := hist.expected(p, f.corpusDocs)
-			row.CandPerDoc = &per
-			if f.corpusDocs > 0 {
-				row.CandTotal = &total
-			}
-		}
-		rep.Candidates = append(rep.Candidates, row)
+	} else {
+		row.PThreshold = ptr(p.Probability(f.threshold))
 	}
-
-	if f.plot != "" {
-		if err := tunePlot(&f, rep, list, chosen, twoPoint).WriteFile(f.plot, 720, 450); err != nil {
-			return err
+	if len(at) > 0 {
+		row.At = map[string]float64{}
+		for _, s := range at {
+			row.At[fmtSim(s)] = p.Probability(s)
 		}
 	}
-	if f.jsonOut {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+	if hist != nil {
+		per, total := hist.Expected(p, f.corpusDocs)
+		row.CandPerDoc = &per
+		if f.corpusDocs > 0 {
+			row.CandTotal = &total
+		}
 	}
-	return printTune(e.stdout, &f, rep, at, twoPoint)
+	return row
 }
 
 func (f *tuneFlags) validate(set map[string]bool) ([]float64, error) {
@@ -323,16 +344,6 @@ func checkPlotPath(p string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: --plot %s: want a .svg or .png file", errUsage, p)
-}
-
-// steepest is where the S-curve of p is steepest, ((1-1/r)/(b-1/r))^(1/r):
-// 0 for one row (P is concave, steepest at 0).
-func steepest(p lsh.Params) float64 {
-	r, b := float64(p.Rows), float64(p.Bands)
-	if p.Rows <= 1 {
-		return 0
-	}
-	return math.Pow((1-1/r)/(b-1/r), 1/r)
 }
 
 func printTune(w io.Writer, f *tuneFlags, rep *tuneReport, at []float64, twoPoint bool) error {
@@ -473,45 +484,11 @@ func sCurveSeries(p lsh.Params, n int) chart.Series {
 	return s
 }
 
-// jaccardHist is the distribution of the exact Jaccard of all pairs of a
-// sample, in fine bins that keep the sum of their values, so that a sum of
-// P(J) over the pairs is evaluated at each bin's mean J.
-type jaccardHist struct {
-	docs  int   // sampled documents
-	pairs int64 // pairs counted: neither empty, sets not identical
-	count []int64
-	sum   []float64
-}
-
-const histBins = 1 << 14
-
-// expected returns the expected number of LSH candidates per document for
-// p, and the total, in a corpus of corpusDocs documents (0: the sample's
-// size), assuming the sample's pairs are typical of the corpus's.
-func (h *jaccardHist) expected(p lsh.Params, corpusDocs int64) (perDoc, total float64) {
-	if h.docs < 2 {
-		return 0, 0
-	}
-	sum := 0.0
-	for i, c := range h.count {
-		if c > 0 {
-			sum += float64(c) * p.Probability(h.sum[i]/float64(c))
-		}
-	}
-	n := float64(h.docs)
-	meanP := sum / (n * (n - 1) / 2) // over all pairs of the sample
-	N := n
-	if corpusDocs > 0 {
-		N = float64(corpusDocs)
-	}
-	return meanP * (N - 1), meanP * N * (N - 1) / 2
-}
-
 // sampleHist reads --sample, keeps a seeded uniform sample of up to
 // --sample-size documents (reservoir sampling) and computes the exact
 // Jaccard of all their pairs. It returns the histogram and how many
 // documents were read.
-func sampleHist(ctx context.Context, e *env, f *tuneFlags) (*jaccardHist, int, error) {
+func sampleHist(ctx context.Context, e *env, f *tuneFlags) (*tune.Hist, int, error) {
 	co, so, err := f.in.Options()
 	if err != nil {
 		return nil, 0, err
@@ -530,48 +507,14 @@ func sampleHist(ctx context.Context, e *env, f *tuneFlags) (*jaccardHist, int, e
 	if err != nil {
 		return nil, 0, err
 	}
-	h := &jaccardHist{docs: len(sets), count: make([]int64, histBins+1), sum: make([]float64, histBins+1)}
 	workers := f.workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	// Per-worker histograms, merged at the end: nothing shared per pair.
-	parts := make([]jaccardHist, workers)
-	for w := range parts {
-		parts[w] = jaccardHist{count: make([]int64, histBins+1), sum: make([]float64, histBins+1)}
-	}
 	pr.set("all pairs of the sample", int64(len(sets)-1))
-	err = allpairs.All(ctx, sets, workers, func(w, i, j, inter int) {
-		if j == len(sets)-1 {
-			pr.add(1) // row i done
-		}
-		a, b := sets[i], sets[j]
-		if len(a) == 0 || len(b) == 0 {
-			return
-		}
-		union := len(a) + len(b) - inter
-		if inter == union {
-			return // identical sets: merged before LSH
-		}
-		p := &parts[w]
-		p.pairs++
-		if inter == 0 {
-			return // P(0) = 0: nothing to add
-		}
-		jac := float64(inter) / float64(union)
-		k := int(jac * histBins)
-		p.count[k]++
-		p.sum[k] += jac
-	})
+	h, err := tune.SampleHist(ctx, sets, workers, func() { pr.add(1) })
 	if err != nil {
 		return nil, 0, err
-	}
-	for _, p := range parts {
-		for k := range p.count {
-			h.count[k] += p.count[k]
-			h.sum[k] += p.sum[k]
-		}
-		h.pairs += p.pairs
 	}
 	return h, read, nil
 }
