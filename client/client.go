@@ -338,6 +338,8 @@ type Error struct {
 	Message string `json:"message"` // for people
 }
 
+// Error formats e as "neardup service: CODE (STATUS): MESSAGE", or
+// "neardup service: STATUS: MESSAGE" for an answer without a code.
 func (e *Error) Error() string {
 	if e.Code == "" {
 		return fmt.Sprintf("neardup service: %d: %s", e.Status, e.Message)

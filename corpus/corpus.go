@@ -257,6 +257,8 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// Unwrap returns e.Err, so that errors.Is finds the sentinel it wraps
+// (ErrMalformed, ErrCorrupt, ...).
 func (e *Error) Unwrap() error { return e.Err }
 
 // Record is one document.
