@@ -5,27 +5,31 @@ import (
 	"errors"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/sentinel"
 )
 
 // Sentinel errors; errors of this package wrap one of them (or one of
 // package neardup's: ErrOptions, ErrIncompatible, ErrVersion, ErrCorrupt).
 // A stored record or file that fails its checksum or cannot be decoded is
 // an error wrapping neardup.ErrCorrupt, naming what failed; it is never
-// answered as a missing record or an empty value.
+// answered as a missing record or an empty value. ErrNotFound, ErrExists,
+// ErrNoShingles, ErrThreshold and ErrNoSpace are also package client's
+// errors of the same names (ErrThresholdTooLow there), which the service
+// answers them with.
 var (
 	// ErrNotFound: no document has the id.
-	ErrNotFound = errors.New("index: not found")
+	ErrNotFound = sentinel.NotFound
 	// ErrExists: a document with the id is already in the index.
-	ErrExists = errors.New("index: id exists")
+	ErrExists = sentinel.Exists
 	// ErrNoIndex: the store holds no index (Open of an empty store).
 	ErrNoIndex = errors.New("index: no index in the store")
 	// ErrNoShingles: the text has no shingles, so it can be nobody's
 	// near-duplicate; it is not indexed.
-	ErrNoShingles = errors.New("index: text has no shingles")
+	ErrNoShingles = sentinel.NoShingles
 	// ErrThreshold: a query threshold below the index's (the index's
 	// bands and rows only find pairs at its threshold with the recall it
 	// was built for).
-	ErrThreshold = errors.New("index: threshold below the index's")
+	ErrThreshold = sentinel.Threshold
 	// ErrClosed: the index or store was closed.
 	ErrClosed = errors.New("index: closed")
 	// ErrConflict: a transaction lost a race with another writer and
@@ -40,7 +44,7 @@ var (
 	// ErrNoSpace: the store's disk is full, or below the free space the
 	// store keeps in reserve: writes are refused and change nothing, while
 	// reads go on. Writes are taken again once space is freed.
-	ErrNoSpace = errors.New("index: no space left for writes")
+	ErrNoSpace = sentinel.NoSpace
 	// ErrInUse: another process has the index open (the embedded store
 	// is one process's at a time).
 	ErrInUse = errors.New("index: in use by another process")

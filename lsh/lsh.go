@@ -13,14 +13,16 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/neardup/neardup/internal/sentinel"
 )
 
 // ErrNoParams is returned by Choose when no (bands, rows) within the slots reaches the recall.
 var ErrNoParams = errors.New("lsh: no bands and rows reach the requested recall")
 
 // ErrInvalid is wrapped by the errors Choose and Candidates.Run return for
-// arguments outside their documented ranges.
-var ErrInvalid = errors.New("lsh: invalid argument")
+// arguments outside their documented ranges. It is neardup.ErrInvalid.
+var ErrInvalid = sentinel.Invalid
 
 // Params are b bands of r rows each.
 type Params struct {
