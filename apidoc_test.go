@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -17,7 +18,8 @@ import (
 // TestAPIDocumented fails on an exported identifier of the module's public
 // packages (not internal/, not commands, not other modules) that has no doc
 // comment: a package, type, function, method of an exported type, or a
-// constant or variable outside a documented group. The files are those the
+// constant or variable outside a documented group; and on a lower package
+// whose doc does not say who uses it from outside. The files are those the
 // current platform builds.
 func TestAPIDocumented(t *testing.T) {
 	dirs := publicPackageDirs(t)
@@ -79,6 +81,14 @@ const (
 	if got != want {
 		t.Errorf("undocumented:\n got %s\nwant %s", got, want)
 	}
+
+	// A package doc without the sentence on who uses it.
+	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte("// Package p does things.\npackage p\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(undocumented(t, dir), ", "), "package p's \""+whoUses+"\""; got != want {
+		t.Errorf("undocumented:\n got %s\nwant %s", got, want)
+	}
 }
 
 // publicPackageDirs lists the directories below the module root that hold
@@ -117,8 +127,13 @@ func publicPackageDirs(t *testing.T) []string {
 	return dirs
 }
 
+// whoUses starts the sentence of a lower package's doc that says what a
+// user of the library would take the package for.
+const whoUses = "Who uses it from outside:"
+
 // undocumented returns what dir's package exports without a doc comment,
-// in go/doc's order.
+// in go/doc's order; the doc of a package other than the root's must also
+// have a paragraph starting with whoUses.
 func undocumented(t *testing.T, dir string) []string {
 	t.Helper()
 	bp, err := build.ImportDir(dir, 0)
@@ -143,6 +158,8 @@ func undocumented(t *testing.T, dir string) []string {
 	var miss []string
 	if strings.TrimSpace(pkg.Doc) == "" {
 		miss = append(miss, "package "+pkg.Name)
+	} else if dir != "." && !strings.Contains(pkg.Doc, whoUses) {
+		miss = append(miss, "package "+pkg.Name+"'s "+strconv.Quote(whoUses))
 	}
 	values := func(kind string, vs []*doc.Value) {
 		for _, v := range vs {

@@ -1,5 +1,10 @@
 // Package client is a Go client of the neardup HTTP service (package
-// server, `neardup serve`). It depends on nothing but the standard library.
+// server, `neardup serve`). It depends on nothing but the standard library
+// (and the module's internal list of the errors it shares with package
+// index): no index, no Pebble.
+//
+// Who uses it from outside: any Go program that talks to a running
+// `neardup serve` (the project's own tests and load generator do).
 //
 // Every method takes a context, which bounds the request; errors from the
 // service are *Error values, which errors.Is matches against the sentinel

@@ -2,6 +2,11 @@
 // (optionally gzip- or zstd-compressed), standard input and directories, and
 // writes the records a caller keeps back out in the input's format.
 //
+// Who uses it from outside: the neardup command reads and writes every
+// input through it; a library user takes it to feed a neardup.Batch or an
+// index from files in those formats (Open, Reader.Next), and to write the
+// records a run keeps (Filter).
+//
 // A Reader yields one Record per document. Record numbers (Record.Num) are
 // 1-based and count every data record of the file in order, including
 // malformed records that Options.SkipBad skips, so numbers are stable between

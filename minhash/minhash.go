@@ -1,5 +1,11 @@
 // Package minhash computes fixed-size MinHash signatures of shingle sets.
 //
+// Who uses it from outside: neardup.Sketcher signs through it, so a
+// program that dedups or indexes does not call it; a library user takes it
+// for signatures of shingle sets of their own (Hasher), to estimate a
+// pair's Jaccard from two stored signatures (Estimate), or to store them
+// in the versioned encoding (AppendEncoding, Decode).
+//
 // # Scheme
 //
 // A Hasher with k slots and seed s holds k independent hash functions, one
