@@ -98,8 +98,11 @@ type Store interface {
 	Meta(ctx context.Context) (Meta, error)
 	// Init records m in a new store; ErrExists if it holds an index.
 	Init(ctx context.Context, m Meta) error
+	// View runs fn for reading, and Update as one atomic, durable
+	// transaction (see below).
 	View(ctx context.Context, fn func(Tx) error) error
 	Update(ctx context.Context, fn func(Tx) error) error
+	// Close releases the store (Index.Close calls it).
 	Close() error
 }
 
@@ -111,9 +114,12 @@ type Tx interface {
 	// superset of those whose band key is key (a store may compare fewer
 	// bits), in ascending order.
 	Bucket(dst []uint64, band int, key uint64) ([]uint64, error)
+	// Group returns group gid, or ErrNotFound.
 	Group(gid uint64) (Group, error)
 	// Members appends the documents (Seq) of group gid, ascending.
 	Members(dst []uint64, gid uint64) ([]uint64, error)
+	// Doc returns the document with sequence number seq, and DocByID the
+	// one with the caller's id, or ErrNotFound.
 	Doc(seq uint64) (Doc, error)
 	DocByID(id string) (Doc, error)
 	// Counts returns the number of documents and of groups.
