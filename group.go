@@ -65,6 +65,8 @@ func ParseClusterMode(s string) (ClusterMode, error) {
 	return 0, fmt.Errorf("%w: cluster %q: want components or star", ErrOptions, s)
 }
 
+// String returns m's name as ParseClusterMode reads it: "star" or
+// "components".
 func (m ClusterMode) String() string {
 	if m == ClusterStar {
 		return "star"

@@ -61,6 +61,7 @@ func ParseVerify(s string) (Verify, error) {
 	return 0, fmt.Errorf("%w: verify %q: want exact or estimate", ErrOptions, s)
 }
 
+// String returns v's name as ParseVerify reads it: "exact" or "estimate".
 func (v Verify) String() string {
 	if v == VerifyEstimate {
 		return "estimate"
@@ -72,6 +73,8 @@ func (v Verify) String() string {
 type Refine uint8
 
 const (
+	// RefineNone, the default, gives verified pairs and members their
+	// Jaccard only.
 	RefineNone Refine = iota
 	// RefineEdit computes, for every verified pair and every cluster member
 	// against its representative, the edit similarity of the documents'
@@ -96,6 +99,7 @@ func ParseRefine(s string) (Refine, error) {
 	return 0, fmt.Errorf("%w: refine %q: want none or edit", ErrOptions, s)
 }
 
+// String returns r's name as ParseRefine reads it: "none" or "edit".
 func (r Refine) String() string {
 	if r == RefineEdit {
 		return "edit"
@@ -130,6 +134,7 @@ func ParseWeight(s string) (Weight, error) {
 	return 0, fmt.Errorf("%w: weight %q: want none or idf", ErrOptions, s)
 }
 
+// String returns w's name as ParseWeight reads it: "none" or "idf".
 func (w Weight) String() string {
 	if w == WeightIDF {
 		return "idf"
@@ -160,6 +165,8 @@ func ParseKeep(s string) (Keep, error) {
 	return 0, fmt.Errorf("%w: keep %q: want first, longest or shortest", ErrOptions, s)
 }
 
+// String returns k's name as ParseKeep reads it: "first", "longest" or
+// "shortest".
 func (k Keep) String() string {
 	switch k {
 	case KeepLongest:

@@ -5,7 +5,38 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/lsh"
+	"github.com/neardup/neardup/minhash"
 )
+
+// One pair, sketched and verified: the signatures estimate the Jaccard of
+// the shingle sets, and the Verifier decides on the exact one (or, under
+// VerifyEstimate, on the estimate, with no sets kept).
+func ExampleVerifier() {
+	p := neardup.Params{Threshold: 0.5}
+	sk, err := neardup.NewSketcher(p)
+	if err != nil {
+		panic(err)
+	}
+	var a, b neardup.Sketch
+	sk.Sketch(&a, []byte("Senior Go developer wanted in Rome, full time, apply today with your CV"), nil)
+	sk.Sketch(&b, []byte("Senior Go developer wanted in Rome, full time, apply now with your CV"), nil)
+	fmt.Printf("%d and %d shingles, %d slots each\n", a.Size, b.Size, len(a.Signature))
+	fmt.Printf("estimate %.3f\n", minhash.Estimate(a.Signature, b.Signature))
+
+	for _, mode := range []neardup.Verify{neardup.VerifyExact, neardup.VerifyEstimate} {
+		v, err := neardup.NewVerifier(p, mode)
+		if err != nil {
+			panic(err)
+		}
+		j, ok := v.Verify(&a, &b)
+		fmt.Printf("%s: %.3f, near-duplicate %v\n", mode, j, ok)
+	}
+	// Output:
+	// 11 and 11 shingles, 128 slots each
+	// estimate 0.609
+	// exact: 0.571, near-duplicate true
+	// estimate: 0.609, near-duplicate true
+}
 
 // The parts an online index uses: sketch each document, keep its band keys
 // in a table, look up a new document's candidates and verify them.

@@ -2,6 +2,11 @@
 // Jaccard index is at least a threshold, found with prefix and length filters
 // instead of comparing all pairs.
 //
+// Who uses it from outside: the neardup command's eval, tune and analyze;
+// a library user takes it for the exact pairs of a corpus small enough to
+// join exactly (a ground truth to measure a sketch's recall against, or
+// the answer itself when every pair must be found).
+//
 // It follows the AllPairs / PPJoin recipe (Bayardo et al. 2007; Xiao et al.
 // 2008). Elements are renamed to ranks by ascending document frequency, so
 // every set, written as sorted ranks, starts with its rarest elements. Two

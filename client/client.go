@@ -1,5 +1,10 @@
 // Package client is a Go client of the neardup HTTP service (package
-// server, `neardup serve`). It depends on nothing but the standard library.
+// server, `neardup serve`). It depends on nothing but the standard library
+// (and the module's internal list of the errors it shares with package
+// index): no index, no Pebble.
+//
+// Who uses it from outside: any Go program that talks to a running
+// `neardup serve` (the project's own tests and load generator do).
 //
 // Every method takes a context, which bounds the request; errors from the
 // service are *Error values, which errors.Is matches against the sentinel
@@ -23,6 +28,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/neardup/neardup/internal/sentinel"
 )
 
 // Options configure a Client.
@@ -338,6 +345,8 @@ type Error struct {
 	Message string `json:"message"` // for people
 }
 
+// Error formats e as "neardup service: CODE (STATUS): MESSAGE", or
+// "neardup service: STATUS: MESSAGE" for an answer without a code.
 func (e *Error) Error() string {
 	if e.Code == "" {
 		return fmt.Sprintf("neardup service: %d: %s", e.Status, e.Message)
@@ -346,22 +355,26 @@ func (e *Error) Error() string {
 }
 
 // Sentinel errors, matched by errors.Is against an *Error with their code.
+// Those of a condition package index has a sentinel for are that sentinel
+// (ErrNotFound is index.ErrNotFound, ErrThresholdTooLow index.ErrThreshold,
+// ErrCorrupt neardup.ErrCorrupt, ...), so that one test serves a program
+// that uses an index in process or through the service.
 var (
-	ErrBadRequest      = errors.New("bad request")          // any 400
-	ErrMissingID       = errors.New("missing id")           // missing_id
-	ErrMissingText     = errors.New("missing text")         // missing_text
-	ErrThresholdTooLow = errors.New("threshold too low")    // threshold_too_low
-	ErrUnauthorized    = errors.New("unauthorized")         // unauthorized
-	ErrNotFound        = errors.New("not found")            // not_found: no document has the id
-	ErrExists          = errors.New("id exists")            // id_exists
-	ErrBodyTooLarge    = errors.New("body too large")       // body_too_large
-	ErrBatchTooLarge   = errors.New("batch too large")      // batch_too_large
-	ErrNoShingles      = errors.New("text has no shingles") // no_shingles
-	ErrUnavailable     = errors.New("service unavailable")  // unavailable, or any 503
-	ErrOverloaded      = errors.New("service overloaded")   // overloaded (a 503: ErrUnavailable too)
-	ErrNoSpace         = errors.New("no space for writes")  // no_space, or any 507: the index's disk is full; reads work
-	ErrCorrupt         = errors.New("index corrupt")        // corrupt (a 500: ErrInternal too)
-	ErrInternal        = errors.New("internal error")       // internal, or any 500
+	ErrBadRequest      = errors.New("client: bad request")         // any 400
+	ErrMissingID       = errors.New("client: missing id")          // missing_id
+	ErrMissingText     = errors.New("client: missing text")        // missing_text
+	ErrThresholdTooLow = sentinel.Threshold                        // threshold_too_low: index.ErrThreshold
+	ErrUnauthorized    = errors.New("client: unauthorized")        // unauthorized
+	ErrNotFound        = sentinel.NotFound                         // not_found: no document has the id; index.ErrNotFound
+	ErrExists          = sentinel.Exists                           // id_exists: index.ErrExists
+	ErrBodyTooLarge    = errors.New("client: body too large")      // body_too_large
+	ErrBatchTooLarge   = errors.New("client: batch too large")     // batch_too_large
+	ErrNoShingles      = sentinel.NoShingles                       // no_shingles: index.ErrNoShingles
+	ErrUnavailable     = errors.New("client: service unavailable") // unavailable, or any 503
+	ErrOverloaded      = errors.New("client: service overloaded")  // overloaded (a 503: ErrUnavailable too)
+	ErrNoSpace         = sentinel.NoSpace                          // no_space, or any 507: the index's disk is full; reads work; index.ErrNoSpace
+	ErrCorrupt         = sentinel.Corrupt                          // corrupt (a 500: ErrInternal too): neardup.ErrCorrupt
+	ErrInternal        = errors.New("client: internal error")      // internal, or any 500
 )
 
 // codes maps codes to their sentinel.

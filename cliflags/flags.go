@@ -13,9 +13,10 @@ import (
 )
 
 // ErrUsage marks errors in the command line. Every check of this package
-// wraps it ("usage: message"); programs test for it with errors.Is, print
-// the message after the prefix and exit with their usage status.
-var ErrUsage = errors.New("usage")
+// wraps it ("cliflags: usage: message"); programs test for it with
+// errors.Is, print the message after the prefix and exit with their usage
+// status.
+var ErrUsage = errors.New("cliflags: usage")
 
 // ErrText returns err's message without the text of the sentinel error it
 // wraps first ("invalid options: "), so that messages read once.

@@ -1,5 +1,11 @@
 // Package cluster groups items connected by pairs: union-find and connected
 // components, and star clusters that do not chain (Graph, Star).
+//
+// Who uses it from outside: the engine clusters through
+// neardup.Clusters, which a library user with pairs of their own (from an
+// index, or a distributed join) calls instead; this package is for those
+// who need the graph algorithms themselves (UnionFind, Star) over their
+// own numbering.
 package cluster
 
 import "math"

@@ -2,6 +2,11 @@
 // (optionally gzip- or zstd-compressed), standard input and directories, and
 // writes the records a caller keeps back out in the input's format.
 //
+// Who uses it from outside: the neardup command reads and writes every
+// input through it; a library user takes it to feed a neardup.Batch or an
+// index from files in those formats (Open, Reader.Next), and to write the
+// records a run keeps (Filter).
+//
 // A Reader yields one Record per document. Record numbers (Record.Num) are
 // 1-based and count every data record of the file in order, including
 // malformed records that Options.SkipBad skips, so numbers are stable between
@@ -66,6 +71,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/neardup/neardup/internal/sentinel"
 )
 
 // Format is an input format.
@@ -81,27 +88,37 @@ const (
 	Dir                   // one document per regular file, id = slash-separated relative path
 )
 
+// prefix starts the messages of this package's sentinel errors.
+const prefix = "corpus: "
+
 var formatNames = [...]string{"auto", "text", "jsonl", "csv", "tsv", "parquet", "dir"}
 
-// Sentinel errors, wrapped in *Error.
+// Sentinel errors, wrapped in *Error. Their messages start with "corpus: ",
+// which *Error leaves out: the file and line it names say where the
+// message comes from.
 var (
-	ErrMalformed    = errors.New("malformed record")
-	ErrMissingField = errors.New("missing field")
+	// ErrMalformed: a record that cannot be decoded (invalid JSON, a CSV
+	// line with a stray quote, a JSON text field that is not a string).
+	ErrMalformed = errors.New("corpus: malformed record")
+	// ErrMissingField: a record, or the whole input, without the text or
+	// id field the options name.
+	ErrMissingField = errors.New("corpus: missing field")
 	// ErrUnknownFormat: the format cannot be told from the name (Detect) or
 	// from the content of standard input; Options.Format must say it.
-	ErrUnknownFormat = errors.New("unknown format")
+	ErrUnknownFormat = errors.New("corpus: unknown format")
 	// ErrNoFields: Options.TextFields or IDField name fields of an input
 	// that has none (text, or a directory).
-	ErrNoFields = errors.New("input has no fields")
-	// ErrCorrupt: a Parquet file's metadata is inconsistent, or claims more
-	// (sizes, counts) than the file can hold.
-	ErrCorrupt = errors.New("corrupt file")
+	ErrNoFields = errors.New("corpus: input has no fields")
+	// ErrCorrupt is neardup.ErrCorrupt, which *Error wraps for a Parquet
+	// file whose metadata is inconsistent, or claims more (sizes, counts)
+	// than the file can hold.
+	ErrCorrupt = sentinel.Corrupt
 	// ErrFormatMismatch: an output name's extension names another format
 	// than the one the output is written in (CheckOutputName).
-	ErrFormatMismatch = errors.New("output format mismatch")
+	ErrFormatMismatch = errors.New("corpus: output format mismatch")
 	// ErrBinary: a text input's content is binary (a NUL byte in its first
 	// 8 KiB) and Options.IncludeBinary is not set.
-	ErrBinary = errors.New("binary content")
+	ErrBinary = errors.New("corpus: binary content")
 )
 
 // IDProbeRecords is how many JSONL records are read, at most, looking for
@@ -229,7 +246,8 @@ type Error struct {
 }
 
 // Error formats e as "FILE:LINE: record N: what", leaving out the parts that
-// are empty or zero.
+// are empty or zero, and the "corpus: " that starts this package's sentinel
+// errors: the file and line say where what comes from.
 func (e *Error) Error() string {
 	var b strings.Builder
 	if e.File != "" {
@@ -250,13 +268,15 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 	}
 	if e.Err != nil {
-		b.WriteString(e.Err.Error())
+		b.WriteString(strings.TrimPrefix(e.Err.Error(), prefix))
 	} else {
 		b.WriteString("error")
 	}
 	return b.String()
 }
 
+// Unwrap returns e.Err, so that errors.Is finds the sentinel it wraps
+// (ErrMalformed, ErrCorrupt, ...).
 func (e *Error) Unwrap() error { return e.Err }
 
 // Record is one document.

@@ -2,6 +2,11 @@
 // over a corpus of shingle sets, for the weighted Jaccard index of
 // minhash.AppendWeightedSignature and minhash.WeightedJaccard.
 //
+// Who uses it from outside: a batch run with neardup.WeightIDF computes
+// its table itself; a library user takes it for the weights of a corpus of
+// their own sets, to sketch them with neardup.Sketcher.Weigh or
+// minhash.Hasher's weighted signature.
+//
 // # Definition
 //
 // For a corpus of N sets and a hash s contained in df(s) of them, the weight

@@ -4,6 +4,10 @@
 // restarts, deletions and years of growth. The HTTP service (package
 // server) and the `neardup index` commands are built on it.
 //
+// Who uses it from outside: a program that keeps an index in process
+// (OpenPebble, Create or Open, Add, Query; see Example), or a store of its
+// own behind the Store interface (checked by package index/indextest).
+//
 // # The same engine as dedup
 //
 // Texts are sketched by neardup.Sketcher (shingle set, fingerprint,

@@ -5,27 +5,31 @@ import (
 	"errors"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/sentinel"
 )
 
 // Sentinel errors; errors of this package wrap one of them (or one of
 // package neardup's: ErrOptions, ErrIncompatible, ErrVersion, ErrCorrupt).
 // A stored record or file that fails its checksum or cannot be decoded is
 // an error wrapping neardup.ErrCorrupt, naming what failed; it is never
-// answered as a missing record or an empty value.
+// answered as a missing record or an empty value. ErrNotFound, ErrExists,
+// ErrNoShingles, ErrThreshold and ErrNoSpace are also package client's
+// errors of the same names (ErrThresholdTooLow there), which the service
+// answers them with.
 var (
 	// ErrNotFound: no document has the id.
-	ErrNotFound = errors.New("index: not found")
+	ErrNotFound = sentinel.NotFound
 	// ErrExists: a document with the id is already in the index.
-	ErrExists = errors.New("index: id exists")
+	ErrExists = sentinel.Exists
 	// ErrNoIndex: the store holds no index (Open of an empty store).
 	ErrNoIndex = errors.New("index: no index in the store")
 	// ErrNoShingles: the text has no shingles, so it can be nobody's
 	// near-duplicate; it is not indexed.
-	ErrNoShingles = errors.New("index: text has no shingles")
+	ErrNoShingles = sentinel.NoShingles
 	// ErrThreshold: a query threshold below the index's (the index's
 	// bands and rows only find pairs at its threshold with the recall it
 	// was built for).
-	ErrThreshold = errors.New("index: threshold below the index's")
+	ErrThreshold = sentinel.Threshold
 	// ErrClosed: the index or store was closed.
 	ErrClosed = errors.New("index: closed")
 	// ErrConflict: a transaction lost a race with another writer and
@@ -40,7 +44,7 @@ var (
 	// ErrNoSpace: the store's disk is full, or below the free space the
 	// store keeps in reserve: writes are refused and change nothing, while
 	// reads go on. Writes are taken again once space is freed.
-	ErrNoSpace = errors.New("index: no space left for writes")
+	ErrNoSpace = sentinel.NoSpace
 	// ErrInUse: another process has the index open (the embedded store
 	// is one process's at a time).
 	ErrInUse = errors.New("index: in use by another process")
@@ -94,8 +98,11 @@ type Store interface {
 	Meta(ctx context.Context) (Meta, error)
 	// Init records m in a new store; ErrExists if it holds an index.
 	Init(ctx context.Context, m Meta) error
+	// View runs fn for reading, and Update as one atomic, durable
+	// transaction (see below).
 	View(ctx context.Context, fn func(Tx) error) error
 	Update(ctx context.Context, fn func(Tx) error) error
+	// Close releases the store (Index.Close calls it).
 	Close() error
 }
 
@@ -107,9 +114,12 @@ type Tx interface {
 	// superset of those whose band key is key (a store may compare fewer
 	// bits), in ascending order.
 	Bucket(dst []uint64, band int, key uint64) ([]uint64, error)
+	// Group returns group gid, or ErrNotFound.
 	Group(gid uint64) (Group, error)
 	// Members appends the documents (Seq) of group gid, ascending.
 	Members(dst []uint64, gid uint64) ([]uint64, error)
+	// Doc returns the document with sequence number seq, and DocByID the
+	// one with the caller's id, or ErrNotFound.
 	Doc(seq uint64) (Doc, error)
 	DocByID(id string) (Doc, error)
 	// Counts returns the number of documents and of groups.

@@ -1,6 +1,14 @@
 // Package lsh implements banding over MinHash signatures: the S-curve, the
 // choice of bands and rows, band keys and candidate generation.
 //
+// Who uses it from outside: the batch (neardup.Batch) and the index run
+// it for themselves; a library user takes it to choose bands and rows for
+// a threshold and recall (Choose, the S-curve of Params), to keep band
+// keys of their own in a Table (MemTable, or a Table over their own store)
+// and look candidates up, as ExampleSketcher in package neardup does, or
+// to run the batch's candidate search over signatures they hold
+// (Candidates).
+//
 // A MinHash signature has Slots uint32 values. Banding with Params{b, r}
 // looks at b bands of r consecutive slots each (band j is slots
 // [j*r, (j+1)*r), so b*r <= Slots); two documents are a candidate pair when
@@ -13,14 +21,16 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/neardup/neardup/internal/sentinel"
 )
 
 // ErrNoParams is returned by Choose when no (bands, rows) within the slots reaches the recall.
 var ErrNoParams = errors.New("lsh: no bands and rows reach the requested recall")
 
 // ErrInvalid is wrapped by the errors Choose and Candidates.Run return for
-// arguments outside their documented ranges.
-var ErrInvalid = errors.New("lsh: invalid argument")
+// arguments outside their documented ranges. It is neardup.ErrInvalid.
+var ErrInvalid = sentinel.Invalid
 
 // Params are b bands of r rows each.
 type Params struct {

@@ -39,30 +39,30 @@ func AppendEncoding(dst []byte, seed uint64, sig []uint32) []byte {
 // (a version this package does not know).
 func Decode(dst []uint32, b []byte) (sig []uint32, seed uint64, n int, err error) {
 	if len(b) < len(magic)+1 {
-		return dst, 0, 0, fmt.Errorf("%w: %d bytes, shorter than the header", ErrCorrupt, len(b))
+		return dst, 0, 0, fmt.Errorf("%w: minhash signature encoding: %d bytes, shorter than the header", ErrCorrupt, len(b))
 	}
 	if string(b[:len(magic)]) != magic {
-		return dst, 0, 0, fmt.Errorf("%w: bad magic %q", ErrCorrupt, b[:len(magic)])
+		return dst, 0, 0, fmt.Errorf("%w: minhash signature encoding: bad magic %q", ErrCorrupt, b[:len(magic)])
 	}
 	if v := b[len(magic)]; v != encodingVersion {
-		return dst, 0, 0, fmt.Errorf("%w: version %d (want %d)", ErrVersion, v, encodingVersion)
+		return dst, 0, 0, fmt.Errorf("%w: minhash signature encoding: version %d (want %d)", ErrVersion, v, encodingVersion)
 	}
 	n = len(magic) + 1
 	slots, w := binary.Uvarint(b[n:])
 	if w <= 0 {
-		return dst, 0, 0, fmt.Errorf("%w: bad slot count", ErrCorrupt)
+		return dst, 0, 0, fmt.Errorf("%w: minhash signature encoding: bad slot count", ErrCorrupt)
 	}
 	if w != uvarintLen(slots) {
-		return dst, 0, 0, fmt.Errorf("%w: non-minimal slot count", ErrCorrupt)
+		return dst, 0, 0, fmt.Errorf("%w: minhash signature encoding: non-minimal slot count", ErrCorrupt)
 	}
 	n += w
 	if len(b)-n < 8 {
-		return dst, 0, 0, fmt.Errorf("%w: truncated seed", ErrCorrupt)
+		return dst, 0, 0, fmt.Errorf("%w: minhash signature encoding: truncated seed", ErrCorrupt)
 	}
 	seed = binary.LittleEndian.Uint64(b[n:])
 	n += 8
 	if have := uint64(len(b) - n); slots > have/4 {
-		return dst, 0, 0, fmt.Errorf("%w: %d slots need %d bytes, have %d", ErrCorrupt, slots, 4*slots, have)
+		return dst, 0, 0, fmt.Errorf("%w: minhash signature encoding: %d slots need %d bytes, have %d", ErrCorrupt, slots, 4*slots, have)
 	}
 	body := b[n : n+4*int(slots)]
 	n += len(body)

@@ -1,5 +1,11 @@
 // Package minhash computes fixed-size MinHash signatures of shingle sets.
 //
+// Who uses it from outside: neardup.Sketcher signs through it, so a
+// program that dedups or indexes does not call it; a library user takes it
+// for signatures of shingle sets of their own (Hasher), to estimate a
+// pair's Jaccard from two stored signatures (Estimate), or to store them
+// in the versioned encoding (AppendEncoding, Decode).
+//
 // # Scheme
 //
 // A Hasher with k slots and seed s holds k independent hash functions, one
@@ -48,15 +54,23 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/neardup/neardup/internal/sentinel"
 )
 
 // DefaultSlots is the default signature size.
 const DefaultSlots = 128
 
-// Errors returned by the decoder.
+// Sentinel errors.
 var (
-	ErrCorrupt  = errors.New("minhash: corrupt signature encoding")
-	ErrVersion  = errors.New("minhash: unsupported signature encoding version")
+	// ErrCorrupt is neardup.ErrCorrupt, which Decode wraps for an input
+	// that is not a signature encoding (short, garbled, a bad magic).
+	ErrCorrupt = sentinel.Corrupt
+	// ErrVersion is neardup.ErrVersion, which Decode wraps for an encoding
+	// of another version.
+	ErrVersion = sentinel.Version
+	// ErrMismatch: signatures of different lengths compared (Estimate's
+	// panic wraps it).
 	ErrMismatch = errors.New("minhash: signatures from different hashers")
 )
 

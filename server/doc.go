@@ -3,6 +3,11 @@
 // openapi.json (served at /openapi.json). `neardup serve` runs it; package
 // client is its Go client.
 //
+// Who uses it from outside: `neardup serve`; a library user takes it to
+// serve an index of their own over HTTP (New, then the Server as an
+// http.Handler in their own http.Server), with its routes, error codes,
+// limits and metrics as documented here.
+//
 // # Routes
 //
 //	POST   /v1/documents                  {"id","text"}: check and insert in one atomic step

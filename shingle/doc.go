@@ -1,6 +1,12 @@
 // Package shingle turns text into sets of 64-bit shingle hashes and computes
 // their exact Jaccard index.
 //
+// Who uses it from outside: neardup.Sketcher shingles through it, so a
+// program that dedups or indexes needs it only to set Options (in
+// neardup.Params); a library user takes it directly to compute, for texts
+// of their own, the exact similarity neardup reports (Shingler.AppendSet,
+// then Jaccard), or to shingle text for a sketch of their own.
+//
 // The definitions below are a contract: the similarity neardup reports is
 // the exact Jaccard index of these shingle sets (hash collisions aside), and
 // the hash values are stable across runs, processes, machines and

@@ -55,7 +55,7 @@ func ExampleParseMode() {
 	fmt.Println(err)
 	// Output:
 	// char <nil>
-	// shingle: invalid options: unknown mode "line" (want word or char)
+	// neardup: invalid options: unknown mode "line" (want word or char)
 }
 
 func ExampleJoinTokens() {

@@ -1,9 +1,9 @@
 package shingle
 
 import (
-	"errors"
 	"fmt"
 
+	"github.com/neardup/neardup/internal/sentinel"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -27,8 +27,9 @@ const (
 // O(N), so work per document is O(N × length).
 const MaxN = 1000
 
-// ErrInvalidOptions is returned by New for options it cannot use.
-var ErrInvalidOptions = errors.New("shingle: invalid options")
+// ErrInvalidOptions is wrapped by the errors of New and ParseMode for
+// options they cannot use. It is neardup.ErrOptions.
+var ErrInvalidOptions = sentinel.Options
 
 // ParseMode parses "word" or "char". Any other string gives an error that
 // wraps ErrInvalidOptions.

@@ -169,7 +169,7 @@ func checkOutputFormat(f *dedupFlags, inputs []string) error {
 	}
 	if err := corpus.CheckOutputName(f.output, format); err != nil {
 		msg := strings.TrimPrefix(err.Error(), f.output+": ")
-		msg = strings.TrimPrefix(msg, corpus.ErrFormatMismatch.Error()+": ")
+		msg = strings.TrimPrefix(msg, strings.TrimPrefix(corpus.ErrFormatMismatch.Error(), "corpus: ")+": ")
 		return fmt.Errorf("%w: --output %s: %s", errUsage, f.output, msg)
 	}
 	return nil

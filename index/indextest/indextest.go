@@ -4,6 +4,9 @@
 // index's tests, the Redis store in package index/redisstore's), so that
 // every store passes the same tests. Like net/http/httptest, it is for
 // tests only.
+//
+// Who uses it from outside: the author of a Store of their own, whose
+// tests run StoreContract against it.
 package indextest
 
 import (

@@ -3,6 +3,10 @@
 // check-and-insert guarantee as one process: two concurrent Adds of one
 // text, from any processes, cannot both come back without duplicates.
 //
+// Who uses it from outside: `neardup serve --store redis://...`; a
+// library user takes it (Open, then index.OpenOrCreate) for an in-process
+// index that several processes share.
+//
 // The engine (Add, Query, Build, Check) stays in package index; this
 // package only keeps the records and runs transactions. It needs a
 // standalone Redis server (or a primary with replicas) of version 6.2 or
