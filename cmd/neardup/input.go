@@ -18,10 +18,10 @@ import (
 	"sync/atomic"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cmd/neardup/internal/sample"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/hugepage"
 	"github.com/neardup/neardup/internal/parallel"
-	"github.com/neardup/neardup/cmd/neardup/internal/sample"
 	"github.com/neardup/neardup/shingle"
 )
 

@@ -24,9 +24,9 @@ import (
 	template "github.com/DataDog/datadog-agent/pkg/template/html"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/cmd/neardup/internal/chart"
 	"github.com/neardup/neardup/cmd/neardup/internal/textdiff"
+	"github.com/neardup/neardup/corpus"
 )
 
 // The --report page: one self-contained HTML file (inline CSS, inline SVG
