@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cmd/neardup/internal/human"
+	"github.com/neardup/neardup/cmd/neardup/internal/report"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/atomicfile"
 	"github.com/neardup/neardup/internal/dedupout"
@@ -342,7 +344,11 @@ func writeOutputs(ctx context.Context, e *env, f *dedupFlags, src *source, co co
 		if err != nil {
 			return err
 		}
-		if err := writeReport(p.w, e, src, co, b, res, reportTiming{start: start, write: time.Since(began)}); err != nil {
+		r := report.Run{Inputs: src.names, Bytes: src.bytes.Load(), Skipped: src.skipped, Start: start, Write: time.Since(began),
+			Reread: func(ctx context.Context, want func(int) bool, visit func(int, []byte) error) ([]string, error) {
+				return rereadDocs(ctx, e, src, co, want, visit)
+			}}
+		if err := report.Write(p.w, b, res, r); err != nil {
 			return writeErr(p.name, err)
 		}
 	}
@@ -733,24 +739,8 @@ func printClusterCheck(w io.Writer, o neardup.Options, res *neardup.Result) {
 	}
 }
 
-func dur(d time.Duration) string {
-	switch {
-	case d < time.Millisecond:
-		return fmt.Sprintf("%dµs", d.Microseconds())
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	}
-	return fmt.Sprintf("%.2fs", d.Seconds())
-}
+// dur and humanBytes are human.Duration and human.Bytes, as the report
+// shows them.
+func dur(d time.Duration) string { return human.Duration(d) }
 
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
+func humanBytes(n int64) string { return human.Bytes(n) }
