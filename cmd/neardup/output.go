@@ -240,26 +240,82 @@ func (ep *earlyPairs) discard() {
 // began, for the report's timing; pr shows how the writing goes.
 func writeOutputs(ctx context.Context, e *env, f *dedupFlags, src *source, co corpus.Options, b *neardup.Batch, res *neardup.Result, early *earlyPairs, start time.Time, pr *progress) (err error) {
 	began := time.Now()
-	var outs []*pending
+	o := &outputRun{ctx: ctx, e: e, f: f, src: src, co: co, b: b, res: res, pr: pr, times: map[string]float64{}}
 	defer func() {
 		if err != nil {
 			if early != nil && early.out != nil {
 				early.wait() // its goroutine is done with the file
 			}
-			for _, p := range outs {
+			for _, p := range o.outs {
 				p.discard()
 			}
 		}
 	}()
-	open := func(path string) (*pending, error) {
-		p, err := openOutput(ctx, e, path)
-		if err == nil {
-			outs = append(outs, p)
-		}
-		return p, err
+	if err := o.pairsAndClusters(early); err != nil {
+		return err
 	}
-	// The time of each output written before --stats, which reports it.
-	times := map[string]float64{}
+	if f.output != "" {
+		pr.set("writing the deduplicated corpus", int64(len(res.Dup)))
+		p, err := writeCorpus(ctx, e, f.output, src, co, res, pr)
+		if p != nil {
+			o.outs = append(o.outs, p)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if f.stats != "" {
+		p, err := o.open(f.stats)
+		if err != nil {
+			return err
+		}
+		if err := writeStats(p.w, src, b, res, o.times, f.memoryLimit.resolve()); err != nil {
+			return writeErr(p.name, err)
+		}
+	}
+	if f.report != "" {
+		// Last, so that its timing panel covers the other outputs.
+		if err := o.report(start, began); err != nil {
+			return err
+		}
+	}
+	// commitAll discards what it does not put in place.
+	all := o.outs
+	o.outs = nil
+	return commitAll(ctx, all)
+}
+
+// outputRun is writeOutputs' state: what it writes from, the outputs
+// opened so far (discarded after an error) and the time of each output
+// written before --stats, which reports it.
+type outputRun struct {
+	ctx   context.Context
+	e     *env
+	f     *dedupFlags
+	src   *source
+	co    corpus.Options
+	b     *neardup.Batch
+	res   *neardup.Result
+	pr    *progress
+	outs  []*pending
+	times map[string]float64
+}
+
+// open opens the output at path and keeps it among o.outs.
+func (o *outputRun) open(path string) (*pending, error) {
+	p, err := openOutput(o.ctx, o.e, path)
+	if err == nil {
+		o.outs = append(o.outs, p)
+	}
+	return p, err
+}
+
+// pairsAndClusters writes --pairs (or waits for early, which writes it)
+// and --clusters. The clusters are written on a goroutine of their own
+// beside the pairs, whose formatting leaves part of a core idle (at 10M
+// documents the clusters took 1.3-2.4 s after the pairs' 20); both are
+// done before any error is returned.
+func (o *outputRun) pairsAndClusters(early *earlyPairs) (err error) {
 	var pairsOut, clustersOut *pending
 	switch {
 	case early != nil:
@@ -267,30 +323,26 @@ func writeOutputs(ctx context.Context, e *env, f *dedupFlags, src *source, co co
 			return early.err
 		}
 		pairsOut = early.out
-		outs = append(outs, pairsOut)
-	case f.pairs != "":
-		if pairsOut, err = open(f.pairs); err != nil {
+		o.outs = append(o.outs, pairsOut)
+	case o.f.pairs != "":
+		if pairsOut, err = o.open(o.f.pairs); err != nil {
 			return err
 		}
 	}
-	if f.clusters != "" {
-		if clustersOut, err = open(f.clusters); err != nil {
+	if o.f.clusters != "" {
+		if clustersOut, err = o.open(o.f.clusters); err != nil {
 			return err
 		}
 	}
-	// The clusters are written on a goroutine of their own beside the
-	// pairs, whose formatting leaves part of a core idle (at 10M
-	// documents the clusters took 1.3-2.4 s after the pairs' 20); both
-	// are done before any error is returned.
 	var clusters chan written
 	if clustersOut != nil {
 		clusters = make(chan written, 1)
 		if pairsOut == nil {
-			pr.set("writing clusters", 0)
+			o.pr.set("writing clusters", 0)
 		}
 		go func() {
 			t0 := time.Now()
-			err := writeClusters(clustersOut.w, b, res)
+			err := writeClusters(clustersOut.w, o.b, o.res)
 			clusters <- written{err, time.Since(t0).Seconds()}
 		}()
 	}
@@ -300,10 +352,10 @@ func writeOutputs(ctx context.Context, e *env, f *dedupFlags, src *source, co co
 			d = early.wait()
 		} else {
 			t0 := time.Now()
-			d.err = writePairs(pairsOut.w, b, res, f.pairsCompact, pr)
+			d.err = writePairs(pairsOut.w, o.b, o.res, o.f.pairsCompact, o.pr)
 			d.seconds = time.Since(t0).Seconds()
 		}
-		times["write_pairs"] = d.seconds
+		o.times["write_pairs"] = d.seconds
 		if d.err != nil {
 			if clusters != nil {
 				<-clusters
@@ -316,46 +368,27 @@ func writeOutputs(ctx context.Context, e *env, f *dedupFlags, src *source, co co
 		if d.err != nil {
 			return writeErr(clustersOut.name, d.err)
 		}
-		times["write_clusters"] = d.seconds
+		o.times["write_clusters"] = d.seconds
 	}
-	if f.output != "" {
-		pr.set("writing the deduplicated corpus", int64(len(res.Dup)))
-		p, err := writeCorpus(ctx, e, f.output, src, co, res, pr)
-		if p != nil {
-			outs = append(outs, p)
-		}
-		if err != nil {
-			return err
-		}
+	return nil
+}
+
+// report writes --report, given the run's start and the start of writing
+// the outputs.
+func (o *outputRun) report(start, began time.Time) error {
+	o.pr.set("writing the report", 0)
+	p, err := o.open(o.f.report)
+	if err != nil {
+		return err
 	}
-	if f.stats != "" {
-		p, err := open(f.stats)
-		if err != nil {
-			return err
-		}
-		if err := writeStats(p.w, src, b, res, times, f.memoryLimit.resolve()); err != nil {
-			return writeErr(p.name, err)
-		}
+	r := report.Run{Inputs: o.src.names, Bytes: o.src.bytes.Load(), Skipped: o.src.skipped, Start: start, Write: time.Since(began),
+		Reread: func(ctx context.Context, want func(int) bool, visit func(int, []byte) error) ([]string, error) {
+			return rereadDocs(ctx, o.e, o.src, o.co, want, visit)
+		}}
+	if err := report.Write(p.w, o.b, o.res, r); err != nil {
+		return writeErr(p.name, err)
 	}
-	if f.report != "" {
-		// Last, so that its timing panel covers the other outputs.
-		pr.set("writing the report", 0)
-		p, err := open(f.report)
-		if err != nil {
-			return err
-		}
-		r := report.Run{Inputs: src.names, Bytes: src.bytes.Load(), Skipped: src.skipped, Start: start, Write: time.Since(began),
-			Reread: func(ctx context.Context, want func(int) bool, visit func(int, []byte) error) ([]string, error) {
-				return rereadDocs(ctx, e, src, co, want, visit)
-			}}
-		if err := report.Write(p.w, b, res, r); err != nil {
-			return writeErr(p.name, err)
-		}
-	}
-	// commitAll discards what it does not put in place.
-	all := outs
-	outs = nil
-	return commitAll(ctx, all)
+	return nil
 }
 
 // writePairs writes id_a, id_b, jaccard, and with --refine edit a fourth
