@@ -19,6 +19,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/cmd/neardup/internal/sample"
+	"github.com/neardup/neardup/cmd/neardup/internal/summary"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/hugepage"
 	"github.com/neardup/neardup/internal/parallel"
@@ -44,6 +45,11 @@ type source struct {
 	bytes   atomic.Int64
 	spooled []string    // temporary files to remove
 	open    []io.Closer // files to close (corpus.NewReader does not close its input)
+}
+
+// summary returns what the run's summary and --stats say of the inputs.
+func (s *source) summary() summary.Input {
+	return summary.Input{Names: s.names, Bytes: s.bytes.Load(), Skipped: s.skipped, Binary: s.binary}
 }
 
 // where names document d for people: "ads.csv record 12".

@@ -9,17 +9,16 @@ import (
 	"io"
 	"io/fs"
 	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/cmd/neardup/internal/human"
 	"github.com/neardup/neardup/cmd/neardup/internal/report"
+	"github.com/neardup/neardup/cmd/neardup/internal/summary"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/atomicfile"
 	"github.com/neardup/neardup/internal/dedupout"
@@ -515,261 +514,42 @@ func writeCorpus(ctx context.Context, e *env, path string, src *source, co corpu
 	return p, nil
 }
 
-// statsJSON is the --stats document.
-type statsJSON struct {
-	Inputs         []string              `json:"inputs"`
-	Documents      int                   `json:"documents"`
-	Empty          int                   `json:"empty_documents"`
-	Skipped        int                   `json:"skipped_bad_records"`
-	SkippedBinary  int                   `json:"skipped_binary_files"`
-	InvalidUTF8    int                   `json:"invalid_utf8_documents"`
-	Shingles       int64                 `json:"shingles"`
-	Distinct       int                   `json:"distinct_shingle_sets"`
-	Identical      int                   `json:"identical_documents"`
-	Candidates     int64                 `json:"candidate_pairs"`
-	LargeBuckets   int64                 `json:"large_buckets"`
-	LargestBucket  int                   `json:"largest_bucket"`
-	BucketPairs    int64                 `json:"bucket_pairs"`   // pairs of members of the LSH buckets paired, over the bands (each candidate once a band it shares a bucket in)
-	BucketMembers  int64                 `json:"bucket_members"` // members of those buckets, over the bands
-	BucketSizes    map[string]bucketJSON `json:"bucket_sizes"`   // those buckets by size class: "2-3", "4-7", ..., powers of two
-	Verified       int                   `json:"verified_pairs"`
-	Pairs          int                   `json:"reported_pairs"` // every pair, as --pairs lists them
-	CompactPairs   int                   `json:"compact_pairs"`  // as --pairs-compact lists them
-	DuplicateIDs   int                   `json:"duplicate_ids"`  // documents repeating an earlier document's id
-	Clusters       int                   `json:"clusters"`
-	Duplicates     int                   `json:"duplicates"`
-	LargestCluster int                   `json:"largest_cluster"`
-	ClusterSizes   map[string]int        `json:"cluster_sizes"`            // clusters per size class: "2", "3-5", "6-20", "21-100", ">100"
-	BelowClusters  int                   `json:"clusters_below_threshold"` // clusters with a member below t with its representative
-	Review         int                   `json:"review_clusters"`          // clusters over --max-cluster, not deduplicated
-	ReviewDocs     int                   `json:"review_documents"`
-	Params         paramsJSON            `json:"params"`
-	Passes         int                   `json:"passes"`                       // 2 when the sets were read again for the candidates only (--memory-limit)
-	Reread         int                   `json:"reread_documents"`             // documents read again in the second pass
-	Held           int64                 `json:"held_pairs"`                   // candidate pairs held for the second pass
-	PeakRSS        int64                 `json:"peak_rss_bytes,omitempty"`     // the process's peak resident memory when the stats were written (getrusage; absent where not known)
-	MemoryLimit    int64                 `json:"memory_limit_bytes,omitempty"` // --memory-limit in bytes, auto resolved (absent for none)
-	Seconds        map[string]float64    `json:"seconds"`
-	Bytes          int64                 `json:"text_bytes"`
-}
-
-// bucketJSON is one size class of LSH buckets in --stats.
-type bucketJSON struct {
-	Buckets int64 `json:"buckets"`
-	Members int64 `json:"members"`
-	Pairs   int64 `json:"pairs"`
-}
-
-// bucketClasses returns the --stats view of Stats.Buckets: the non-empty
-// size classes by name, and the members and pairs of all of them.
-func bucketClasses(s neardup.Stats) (classes map[string]bucketJSON, members, pairs int64) {
-	classes = map[string]bucketJSON{}
-	for k, c := range s.Buckets {
-		if c.Buckets == 0 {
-			continue
-		}
-		classes[fmt.Sprintf("%d-%d", 1<<k, 2<<k-1)] = bucketJSON(c)
-		members += c.Members
-		pairs += c.Pairs
-	}
-	return classes, members, pairs
-}
-
-type paramsJSON struct {
-	Shingle   string  `json:"shingle"`
-	Ngram     int     `json:"ngram"`
-	Bag       bool    `json:"bag"`
-	Slots     int     `json:"num_perm"`
-	Seed      uint64  `json:"seed"`
-	Threshold float64 `json:"threshold"`
-	Recall    float64 `json:"recall"`
-	Bands     int     `json:"bands"`
-	Rows      int     `json:"rows"`
-	PAtT      float64 `json:"p_candidate_at_threshold"`
-	Verify    string  `json:"verify"`
-	Weight    string  `json:"weight"`
-	Refine    string  `json:"refine"`
-	Keep      string  `json:"keep"`
-	Cluster   string  `json:"cluster"`
-	MaxClust  int     `json:"max_cluster"`
-	Workers   int     `json:"workers"`
-	MaxBucket int     `json:"max_bucket"`
-}
-
-func makeStats(src *source, b *neardup.Batch, res *neardup.Result) statsJSON {
-	o := b.Options()
-	s := res.Stats
-	buckets, members, pairs := bucketClasses(s)
-	return statsJSON{
-		BucketSizes: buckets, BucketMembers: members, BucketPairs: pairs,
-		Inputs: src.names, Documents: s.Documents, Empty: s.Empty, Skipped: src.skipped, SkippedBinary: src.binary, InvalidUTF8: s.InvalidUTF8,
-		Shingles: s.Shingles, Distinct: s.Distinct, Identical: s.Identical, Candidates: s.Candidates,
-		LargeBuckets: s.LargeBuckets, LargestBucket: s.LargestBucket, Verified: s.Verified, Pairs: s.Pairs, CompactPairs: s.CompactPairs,
-		DuplicateIDs: s.DuplicateIDs, Clusters: s.Clusters,
-		Duplicates: s.Duplicates, LargestCluster: s.LargestCluster, Bytes: src.bytes.Load(),
-		ClusterSizes: sizeClasses(res), BelowClusters: s.BelowClusters, Review: s.Review, ReviewDocs: s.ReviewDocs,
-		Params: paramsJSON{Shingle: o.Shingle.Mode.String(), Ngram: o.Shingle.N, Bag: o.Shingle.Bag, Slots: o.Slots,
-			Seed: o.Seed, Threshold: o.Threshold, Recall: o.Recall, Bands: o.LSH.Bands, Rows: o.LSH.Rows,
-			PAtT: o.LSH.Probability(o.Threshold), Verify: o.Verify.String(), Weight: o.Weight.String(), Refine: o.Refine.String(), Keep: o.Keep.String(),
-			Cluster: o.Cluster.String(), MaxClust: o.MaxCluster,
-			Workers: o.Workers, MaxBucket: o.MaxBucket},
-		Seconds: map[string]float64{
-			"read_shingle": s.ReadShingle.Seconds(), "collapse": s.Collapse.Seconds(), "sign": s.Sign.Seconds(),
-			"lsh_verify": s.Candidate.Seconds(), "cluster": s.Group.Seconds(), "refine": s.Refine.Seconds(),
-			"second_pass": s.Second.Seconds(), "second_pass_verify": s.SecondVerify.Seconds(),
-		},
-		Passes: s.Passes, Reread: s.Reread, Held: s.Held,
-	}
-}
-
-// writeStats writes the run's summary as JSON, with written (seconds by
-// name: the outputs written before it) among its seconds, the memory limit
-// in bytes (0: none) and the process's peak memory so far.
+// writeStats writes the --stats document, with written (seconds by name:
+// the outputs written before it) among its seconds, the memory limit in
+// bytes (0: none) and the process's peak memory so far.
 func writeStats(w io.Writer, src *source, b *neardup.Batch, res *neardup.Result, written map[string]float64, limit int64) error {
-	st := makeStats(src, b, res)
+	st := summary.MakeStats(src.summary(), b.Options(), res)
 	maps.Copy(st.Seconds, written)
 	st.MemoryLimit = limit
 	st.PeakRSS, _ = peakRSS()
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(st)
+	return summary.WriteStats(w, &st)
 }
 
 // printSummary writes the run's summary; why says why it took two passes,
 // limit is --memory-limit in bytes (0: none).
 func printSummary(w io.Writer, b *neardup.Batch, src *source, res *neardup.Result, why string, limit int64, write, total time.Duration) {
 	o := b.Options()
-	s := res.Stats
-	mode := fmt.Sprintf("%s %d-grams", o.Shingle.Mode, o.Shingle.N)
-	if o.Shingle.Bag {
-		mode += " (bag)"
+	r := summary.Run{Input: src.summary(), TwoPass: why, Limit: limit, Write: write, Total: total,
+		Describe: func(d neardup.DuplicateID) string { return describeDuplicate(src, d) }}
+	r.Peak, r.PeakKnown = peakRSS()
+	if r.PeakKnown && limit > 0 && r.Peak > limit {
+		r.OverLimit = overLimitReason(o, res.Stats.Passes)
 	}
-	fmt.Fprintf(w, "neardup: %s, %s of text (%d empty, %d skipped as bad, %d with invalid UTF-8)\n",
-		plural(s.Documents, "document", "documents"), humanBytes(src.bytes.Load()), s.Empty, src.skipped, s.InvalidUTF8)
-	if src.binary > 0 {
-		fmt.Fprintf(w, "  binary:     %s of directory inputs left out (--include-binary reads %s)\n", plural(src.binary, "file", "files"), pick(src.binary, "it", "them"))
-	}
-	if s.DuplicateIDs > 0 {
-		var ex []string
-		for _, d := range res.DuplicateIDs[:min(3, len(res.DuplicateIDs))] {
-			ex = append(ex, describeDuplicate(src, d))
-		}
-		fmt.Fprintf(w, "  warning:    %s an earlier id (--strict-ids makes this an error), e.g. %s\n",
-			plural(s.DuplicateIDs, "document repeats", "documents repeat"), strings.Join(ex, "; "))
-	}
-	fmt.Fprintf(w, "  shingles:   %d %s; %s, %s identical to an earlier one\n",
-		s.Shingles, mode, plural(s.Distinct, "distinct set", "distinct sets"), plural(s.Identical, "document", "documents"))
-	fmt.Fprintf(w, "  lsh:        %s, %s x %s, P(candidate | J=%.2f) = %.4f; %s",
-		plural(o.Slots, "slot", "slots"), plural(o.LSH.Bands, "band", "bands"), plural(o.LSH.Rows, "row", "rows"), o.Threshold, o.LSH.Probability(o.Threshold), plural(s.Candidates, "candidate pair", "candidate pairs"))
-	if s.LargeBuckets > 0 {
-		fmt.Fprintf(w, " (%s over --max-bucket %d compared by signature, the largest of %d)", plural(s.LargeBuckets, "bucket", "buckets"), o.MaxBucket, s.LargestBucket)
-	}
-	fmt.Fprintln(w)
-	kind := o.Verify.String()
-	if o.Weight == neardup.WeightIDF {
-		kind += " idf-weighted"
-	}
-	fmt.Fprintf(w, "  verified:   %s with %s Jaccard >= %g (%d reported, identical sets included)\n",
-		plural(s.Verified, "pair", "pairs"), kind, o.Threshold, s.Pairs)
-	fmt.Fprintf(w, "  clusters:   %d, largest %s; %s to drop\n", s.Clusters, plural(s.LargestCluster, "document", "documents"), plural(s.Duplicates, "duplicate", "duplicates"))
-	printClusterCheck(w, o, res)
-	if o.Refine == neardup.RefineEdit {
-		fmt.Fprintf(w, "  refine:     edit similarity of %s and cluster members in %s\n", plural(len(res.Pairs), "pair", "pairs"), dur(s.Refine))
-	}
-	if s.Passes == 2 {
-		fmt.Fprintf(w, "  passes:     2 (%s): %s held after the signature pre-filter, the %s in them read again and the pairs verified in %s\n", why, plural(s.Held, "candidate pair", "candidate pairs"), plural(s.Reread, "document", "documents"), dur(s.Second))
-	}
-	printMemory(w, o, s.Passes, limit)
-	second := ""
-	if s.Passes == 2 {
-		second = ", second pass " + dur(s.Second)
-	}
-	fmt.Fprintf(w, "  time:       read+shingle %s, identical %s, sign %s%s, lsh+verify %s, cluster %s, write %s; total %s\n",
-		dur(s.ReadShingle), dur(s.Collapse), dur(s.Sign), second, dur(s.Candidate), dur(s.Group), dur(write), dur(total))
+	summary.Print(w, o, res, r)
 }
 
-// printMemory writes the summary's memory line: the process's peak
-// resident memory beside --memory-limit (limit bytes, 0: none), and a
-// warning with the reason when the peak went over the limit, which is a
-// plan and a soft limit for the Go runtime, not a hard cap.
-func printMemory(w io.Writer, o neardup.Options, passes int, limit int64) {
-	peak, ok := peakRSS()
-	if !ok {
-		return
-	}
-	lim := "none"
-	if limit > 0 {
-		lim = humanBytes(limit)
-	}
-	fmt.Fprintf(w, "  memory:     peak %s resident (--memory-limit %s)\n", humanBytes(peak), lim)
-	if limit <= 0 || peak <= limit {
-		return
-	}
-	var why string
+// overLimitReason says why a run's peak memory went over --memory-limit,
+// which is a plan and a soft limit for the Go runtime, not a hard cap.
+func overLimitReason(o neardup.Options, passes int) string {
 	switch {
 	case passes == 2:
-		why = "two passes still keep every document's signature and set bitmap, the candidate pairs held and the sets read again, which a lower limit does not reduce"
+		return "two passes still keep every document's signature and set bitmap, the candidate pairs held and the sets read again, which a lower limit does not reduce"
 	case o.Verify == neardup.VerifyEstimate:
-		why = "--verify estimate keeps no shingle set but every document's signature, which a lower limit does not reduce"
+		return "--verify estimate keeps no shingle set but every document's signature, which a lower limit does not reduce"
 	case !twoPassModes(o):
-		why = "one pass keeps every shingle set, and --weight idf and --refine edit cannot take two passes"
-	default:
-		why = fmt.Sprintf("one pass was estimated at %g times the input, under the limit; a lower limit takes two passes", onePassPerByte)
+		return "one pass keeps every shingle set, and --weight idf and --refine edit cannot take two passes"
 	}
-	fmt.Fprintf(w, "  warning:    the peak was over --memory-limit: %s\n", why)
-}
-
-// sizeBounds are the upper bounds of the cluster size classes of the
-// summary and --stats; the last class is open.
-var sizeBounds = []struct {
-	max  int
-	name string
-}{{2, "2"}, {5, "3-5"}, {20, "6-20"}, {100, "21-100"}, {math.MaxInt, ">100"}}
-
-// sizeClasses counts the clusters in each size class.
-func sizeClasses(res *neardup.Result) map[string]int {
-	m := make(map[string]int, len(sizeBounds))
-	for _, sb := range sizeBounds {
-		m[sb.name] = 0
-	}
-	for _, c := range res.Clusters {
-		for _, sb := range sizeBounds {
-			if len(c.Members) <= sb.max {
-				m[sb.name]++
-				break
-			}
-		}
-	}
-	return m
-}
-
-// printClusterCheck prints the lines that flag suspicious clusters: the size
-// distribution and largest cluster, the clusters with members below the
-// threshold, and those set aside by --max-cluster.
-func printClusterCheck(w io.Writer, o neardup.Options, res *neardup.Result) {
-	s := res.Stats
-	if s.Clusters == 0 {
-		return
-	}
-	classes := sizeClasses(res)
-	var parts []string
-	for _, sb := range sizeBounds {
-		parts = append(parts, fmt.Sprintf("%s: %d", sb.name, classes[sb.name]))
-	}
-	big := &res.Clusters[0]
-	for i := range res.Clusters {
-		if len(res.Clusters[i].Members) > len(big.Members) {
-			big = &res.Clusters[i]
-		}
-	}
-	fmt.Fprintf(w, "  sizes:      %s; largest: cluster %d, %d documents, min Jaccard %.3f with its representative\n",
-		strings.Join(parts, ", "), big.ID, len(big.Members), big.MinJaccard())
-	fmt.Fprintf(w, "  check:      %s (%s mode) %s below Jaccard %g with %s representative\n",
-		plural(s.BelowClusters, "cluster", "clusters"), o.Cluster, pick(s.BelowClusters, "has members", "have members"), o.Threshold, pick(s.BelowClusters, "its", "their"))
-	if o.MaxCluster > 0 {
-		fmt.Fprintf(w, "  review:     %s over --max-cluster %d (%s) kept whole, not deduplicated\n",
-			plural(s.Review, "cluster", "clusters"), o.MaxCluster, plural(s.ReviewDocs, "document", "documents"))
-	}
+	return fmt.Sprintf("one pass was estimated at %g times the input, under the limit; a lower limit takes two passes", onePassPerByte)
 }
 
 // dur and humanBytes are human.Duration and human.Bytes, as the report
