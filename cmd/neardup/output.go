@@ -10,9 +10,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
-	"slices"
-	"strconv"
 	"time"
 
 	"github.com/neardup/neardup"
@@ -443,24 +440,15 @@ func writeClusters(w *bufio.Writer, b *neardup.Batch, res *neardup.Result) error
 	return nil
 }
 
-// writeCorpus writes the inputs without their duplicates.
+// writeCorpus writes the inputs without their duplicates
+// (dedupout.WriteCorpus, dedupout.WriteCorpusDir), each record counted in
+// pr.
 func writeCorpus(ctx context.Context, e *env, path string, src *source, co corpus.Options, res *neardup.Result, pr *progress) (*pending, error) {
-	// dropped[file] lists the record numbers to leave out, ascending.
-	dropped := make([][]int32, len(src.inputs))
-	for d, dup := range res.Dup {
-		if dup {
-			f := src.fileOf[d]
-			dropped[f] = append(dropped[f], src.numOf[d])
-		}
-	}
+	dropped := dedupout.NewDropped(len(src.inputs), res.Dup, src.fileOf, src.numOf)
 	keep := func(file, num int) bool {
 		pr.add(1)
-		_, found := slices.BinarySearch(dropped[file], int32(num))
-		return !found
+		return !dropped.Has(file, num)
 	}
-	// A directory's files are copied by corpus.FilterDir: once ctx is
-	// done, the rest are skipped.
-	keepFile := func(num int) bool { return ctx.Err() == nil && keep(0, num) }
 	co.Format = src.format
 	if src.format == corpus.Dir {
 		if len(src.inputs) != 1 {
@@ -472,9 +460,17 @@ func writeCorpus(ctx context.Context, e *env, path string, src *source, co corpu
 		if _, err := os.Lstat(path); err == nil {
 			return nil, fmt.Errorf("--output %s: already exists (a directory output is never overwritten)", path)
 		}
-		tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp"+strconv.Itoa(os.Getpid()))
-		os.RemoveAll(tmp)
-		p := &pending{name: path,
+		// Once ctx is done, the rest of the files are skipped.
+		tmp, err := dedupout.WriteCorpusDir(path, src.inputs[0], func(num int) bool { return ctx.Err() == nil && keep(0, num) })
+		if err == nil {
+			if err = ctx.Err(); err != nil {
+				os.RemoveAll(tmp)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("write %s: %w", path, err)
+		}
+		return &pending{name: path,
 			publish: func() (func() error, error) {
 				if err := os.Rename(tmp, path); err != nil {
 					os.RemoveAll(tmp)
@@ -483,31 +479,13 @@ func writeCorpus(ctx context.Context, e *env, path string, src *source, co corpu
 				return func() error { return os.RemoveAll(path) }, nil
 			},
 			abort: func() { os.RemoveAll(tmp) },
-		}
-		err := corpus.FilterDir(tmp, src.inputs[0], keepFile)
-		if err == nil {
-			err = ctx.Err()
-		}
-		if err != nil {
-			os.RemoveAll(tmp)
-			return nil, fmt.Errorf("write %s: %w", path, err)
-		}
-		return p, nil
+		}, nil
 	}
 	p, err := openOutput(ctx, e, path)
 	if err != nil {
 		return nil, err
 	}
-	cw, err := corpus.NewCompressWriter(p.w, path)
-	if err != nil {
-		p.discard()
-		return nil, err
-	}
-	if err := corpus.Filter(cw, src.inputs, co, keep); err != nil {
-		p.discard()
-		return nil, fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := cw.Close(); err != nil {
+	if err := dedupout.WriteCorpus(p.w, path, src.inputs, co, keep); err != nil {
 		p.discard()
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
