@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/cmd/neardup/internal/summary"
 )
 
 type clusterLine struct {
@@ -70,7 +72,7 @@ func TestDedupClusterFields(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, stderr)
 		}
 	}
-	var st statsJSON
+	var st summary.Stats
 	if err := json.Unmarshal([]byte(read(t, stats)), &st); err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +126,7 @@ func TestDedupMaxCluster(t *testing.T) {
 	if strings.Contains(out, `"id":"e"`) {
 		t.Errorf("output keeps the copy e:\n%s", out)
 	}
-	var st statsJSON
+	var st summary.Stats
 	if err := json.Unmarshal([]byte(read(t, stats)), &st); err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/cliflags"
+	"github.com/neardup/neardup/corpus"
 )
 
 const dedupUsage = `Usage: neardup dedup [flags] INPUT...

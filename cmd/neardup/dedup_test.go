@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/summary"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -103,7 +104,7 @@ func TestDedupJSONL(t *testing.T) {
 	if strings.Contains(got, `"id":"c"`) || !strings.Contains(got, `"id":"a"`) || !strings.Contains(got, `"id":"b"`) || !strings.Contains(got, `"id":"d"`) {
 		t.Fatalf("output = %s", got)
 	}
-	var st statsJSON
+	var st summary.Stats
 	if err := json.Unmarshal([]byte(read(t, stats)), &st); err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func TestDedupBadInput(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--skip-bad: exit %d: %s", code, stderr)
 	}
-	var st statsJSON
+	var st summary.Stats
 	if err := json.Unmarshal([]byte(read(t, stats)), &st); err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +310,7 @@ func TestDedupEdgeInputs(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", in, code, stderr)
 		}
-		var st statsJSON
+		var st summary.Stats
 		if err := json.Unmarshal([]byte(read(t, stats)), &st); err != nil {
 			t.Fatal(err)
 		}
@@ -384,7 +385,7 @@ func TestRealData(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", tc.file, code, stderr)
 		}
-		var st statsJSON
+		var st summary.Stats
 		if err := json.Unmarshal([]byte(read(t, stats)), &st); err != nil {
 			t.Fatal(err)
 		}

@@ -8,22 +8,18 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/neardup/neardup/cmd/neardup/internal/human"
 )
 
-// plural returns n and one when n is 1, else n and many: plural(2, "step",
-// "steps") is "2 steps", plural(1, "record has", "records have") "1 record
-// has".
+// plural and pick are human.Plural and human.Pick, as the commands'
+// messages use them.
 func plural[N ~int | ~int32 | ~int64 | ~uint64](n N, one, many string) string {
-	return strconv.FormatInt(int64(n), 10) + " " + pick(n, one, many)
+	return human.Plural(n, one, many)
 }
 
-// pick returns one when n is 1, else many: a noun or verb that agrees with
-// a count printed elsewhere.
 func pick[N ~int | ~int32 | ~int64 | ~uint64](n N, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return human.Pick(n, one, many)
 }
 
 func ptr(v float64) *float64 { return &v }

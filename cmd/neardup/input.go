@@ -18,10 +18,11 @@ import (
 	"sync/atomic"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cmd/neardup/internal/sample"
+	"github.com/neardup/neardup/cmd/neardup/internal/summary"
 	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/internal/hugepage"
 	"github.com/neardup/neardup/internal/parallel"
-	"github.com/neardup/neardup/cmd/neardup/internal/sample"
 	"github.com/neardup/neardup/shingle"
 )
 
@@ -44,6 +45,11 @@ type source struct {
 	bytes   atomic.Int64
 	spooled []string    // temporary files to remove
 	open    []io.Closer // files to close (corpus.NewReader does not close its input)
+}
+
+// summary returns what the run's summary and --stats say of the inputs.
+func (s *source) summary() summary.Input {
+	return summary.Input{Names: s.names, Bytes: s.bytes.Load(), Skipped: s.skipped, Binary: s.binary}
 }
 
 // where names document d for people: "ads.csv record 12".
@@ -301,4 +307,89 @@ func shingleAll(so shingle.Options, texts [][]byte, workers int) ([][]uint64, er
 		}
 	})
 	return sets, nil
+}
+
+// rereadDocs reads the inputs again (with the reader settings co of the
+// first pass) and calls visit with the text of each document d for which
+// want(d), in document order; text is valid only during the call. It relies
+// on what readDocs recorded in src: the documents of an input are
+// consecutive and in record order. It returns visit's first error, ctx's
+// error when cancelled, and notes on inputs that could not be read again
+// (standard input not kept).
+func rereadDocs(ctx context.Context, e *env, src *source, co corpus.Options, want func(doc int) bool, visit func(doc int, text []byte) error) ([]string, error) {
+	var notes []string
+	for lo := 0; lo < len(src.fileOf); {
+		f := src.fileOf[lo]
+		hi, wanted := lo, 0
+		for ; hi < len(src.fileOf) && src.fileOf[hi] == f; hi++ {
+			if want(hi) {
+				wanted++
+			}
+		}
+		first := lo
+		lo = hi
+		if wanted == 0 {
+			continue
+		}
+		path, name := src.inputs[f], src.names[f]
+		if path == "-" {
+			notes = append(notes, "standard input was not kept, so its texts are not shown")
+			continue
+		}
+		tmp := &source{}
+		r, err := openInput(e, tmp, path, name, co)
+		if err != nil {
+			tmp.cleanup()
+			return nil, err
+		}
+		err = func() error {
+			defer tmp.cleanup()
+			defer r.Close()
+			d := first
+			for n := 0; wanted > 0; n++ {
+				if n&1023 == 0 && ctx.Err() != nil {
+					return ctx.Err()
+				}
+				// The records before the next wanted one are passed
+				// over undecoded where the format allows.
+				for d < hi && !want(d) {
+					d++
+				}
+				if d < hi {
+					if err := r.SkipTo(int(src.numOf[d])); err != nil && !errors.Is(err, io.EOF) {
+						return err
+					}
+				}
+				rec, err := r.Next()
+				if errors.Is(err, io.EOF) {
+					// d is the wanted record that did not come.
+					return fmt.Errorf("%s: ended before record %d (changed since it was read?)", name, src.numOf[min(d, hi-1)])
+				}
+				if err != nil {
+					return err
+				}
+				for d < hi && int(src.numOf[d]) < rec.Num {
+					d++
+				}
+				if d < hi && int(src.numOf[d]) == rec.Num && want(d) {
+					if err := visit(d, rec.Text); err != nil {
+						return err
+					}
+					wanted--
+					d++ // so that the next SkipTo aims past it
+				}
+			}
+			return nil
+		}()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return notes, nil
+}
+
+// reportRereadsStdin reports whether --report needs standard input spooled
+// to a file, to read the texts it shows a second time.
+func reportRereadsStdin(f *dedupFlags, inputs []string) bool {
+	return f.report != "" && slices.Contains(inputs, "-")
 }

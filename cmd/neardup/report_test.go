@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/report"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
@@ -143,8 +144,8 @@ func TestReportSample(t *testing.T) {
 		}
 	}
 	// 10 largest and 10 most suspicious clusters, side by side with diffs.
-	if n := strings.Count(page, `<details class="cluster"`); n != 2*reportClusters {
-		t.Errorf("%d clusters shown, want %d", n, 2*reportClusters)
+	if n := strings.Count(page, `<details class="cluster"`); n != 2*report.Clusters {
+		t.Errorf("%d clusters shown, want %d", n, 2*report.Clusters)
 	}
 	if n := strings.Count(page, `<div class="pair" `); n < 20 {
 		t.Errorf("%d side-by-side pairs, want at least 20", n)
@@ -176,7 +177,7 @@ func TestReportSample(t *testing.T) {
 		}
 		prev = j
 	}
-	if strings.Contains(page, reportMissing) {
+	if strings.Contains(page, report.Missing) {
 		t.Errorf("some texts were not found when the input was read again")
 	}
 }
@@ -206,7 +207,7 @@ func TestReportStdin(t *testing.T) {
 	stdin := fmt.Sprintf("%s\n%s\n%s\n", adA, adB, adC)
 	page := reportOf(t, stdin, "--format", "text", "-")
 	checkWellFormed(t, page)
-	if strings.Contains(page, "not kept") || strings.Contains(page, reportMissing) {
+	if strings.Contains(page, "not kept") || strings.Contains(page, report.Missing) {
 		t.Fatalf("texts from standard input not shown")
 	}
 	if !strings.Contains(page, `<mark class="del">please</mark>`) || !strings.Contains(page, `<mark class="ins">now</mark>`) {

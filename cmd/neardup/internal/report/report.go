@@ -1,9 +1,15 @@
-package main
+// Package report writes neardup dedup's --report page: one self-contained
+// HTML file (inline CSS, inline SVG charts with their font embedded as a
+// data: URL, a few lines of inline JavaScript, no external resource; a
+// Content-Security-Policy forbids fetching any) on a finished run: its
+// figures, charts of its similarities and cluster sizes, and the texts of
+// its largest and most suspicious clusters side by side, their
+// differences marked.
+package report
 
 import (
 	"context"
 	_ "embed"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -24,15 +30,10 @@ import (
 	template "github.com/DataDog/datadog-agent/pkg/template/html"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/cmd/neardup/internal/chart"
+	"github.com/neardup/neardup/cmd/neardup/internal/human"
 	"github.com/neardup/neardup/cmd/neardup/internal/textdiff"
 )
-
-// The --report page: one self-contained HTML file (inline CSS, inline SVG
-// charts with their font embedded as a data: URL, a few lines of inline
-// JavaScript, no external resource; a Content-Security-Policy forbids
-// fetching any).
 
 //go:embed report.html.tmpl
 var reportTemplateText string
@@ -54,10 +55,19 @@ type idList struct {
 	What string
 }
 
-// Limits of the cluster sections.
+// Missing is shown in place of a text that could not be read again.
+const Missing = "(text not available: the input could not be read again)"
+
+// Limits of the cluster sections: Clusters clusters per list (largest,
+// most suspicious), MemberTexts distinct member texts shown per cluster,
+// the least similar first.
 const (
-	reportClusters  = 10       // clusters per list (largest, most suspicious)
-	reportMembers   = 6        // distinct member texts shown per cluster, the least similar first
+	Clusters    = 10
+	MemberTexts = 6
+)
+
+// Other limits of the cluster sections.
+const (
 	reportIDList    = 50       // ids listed per text
 	reportTextBytes = 64 << 10 // text kept per shown document
 	reportDiffWords = 2000     // words compared per document
@@ -67,7 +77,6 @@ const (
 	reportChartH    = 260      //
 	reportCurvePts  = 200      // S-curve resolution
 	reportOpen      = 2        // clusters of each list shown expanded
-	reportMissing   = "(text not available: the input could not be read again)"
 )
 
 type reportRow struct {
@@ -131,29 +140,56 @@ type reportData struct {
 	Notes      []string
 }
 
-// reportTiming is what the timing panel needs beyond the engine's stages.
-type reportTiming struct {
-	start time.Time     // the run's start
-	write time.Duration // writing the other outputs, done before the report
+// RereadFunc reads the inputs of the run again and calls visit with the
+// text of each document d for which want(d), in document order; text is
+// valid only during the call. It returns visit's first error, ctx's error
+// when cancelled, and notes (shown on the page) on inputs that could not
+// be read again.
+type RereadFunc func(ctx context.Context, want func(doc int) bool, visit func(doc int, text []byte) error) (notes []string, err error)
+
+// Run is what the page shows of a run besides its batch and result.
+type Run struct {
+	Inputs  []string      // the inputs' names
+	Bytes   int64         // text read
+	Skipped int           // records skipped as bad
+	Start   time.Time     // the run's start
+	Write   time.Duration // writing the other outputs, done before the report
+	Reread  RereadFunc    // the texts of the clusters shown
 }
 
-// writeReport writes the --report page for a finished run. It re-reads the
-// inputs (with the reader settings co of the first pass) for the texts of
-// the clusters it shows. It is meant to be the last output written, so
-// that its timing panel covers the others.
-func writeReport(w io.Writer, e *env, src *source, co corpus.Options, b *neardup.Batch, res *neardup.Result, tm reportTiming) error {
+// Write writes the page of the finished run of b, res, to w. It reads the
+// inputs again (r.Reread) for the texts of the clusters it shows, and is
+// meant to be the last output written, so that its timing panel covers
+// the others. It returns the error of a chart, of r.Reread (wrapped) or of
+// w.
+func Write(w io.Writer, b *neardup.Batch, res *neardup.Result, r Run) error {
 	began := time.Now()
-	st := makeStats(src, b, res)
 	o := b.Options()
-	s := res.Stats
-	d := &reportData{Inputs: strings.Join(src.names, ", "), Threshold: o.Threshold}
+	d := &reportData{Inputs: strings.Join(r.Inputs, ", "), Threshold: o.Threshold}
+	d.Summary = summaryRows(res.Stats, r)
+	d.Params = paramRows(o)
+	d.Timing = timingRows(o, res.Stats, r.Write)
+	if err := d.charts(b, res); err != nil {
+		return err
+	}
+	largest, suspicious := pickClusters(res)
+	views, notes, err := clusterViews(r.Reread, b, o.Threshold, largest, suspicious)
+	if err != nil {
+		return fmt.Errorf("read the inputs again for the report: %w", err)
+	}
+	d.Largest, d.Suspicious, d.Notes = views[0], views[1], notes
+	d.Timing = append(d.Timing, reportRow{"write this report", human.Duration(time.Since(began))}, reportRow{"total", human.Duration(time.Since(r.Start))})
+	return reportTemplate().Execute(w, d)
+}
 
+// summaryRows is the summary panel: the run's figures.
+func summaryRows(s neardup.Stats, r Run) []reportRow {
 	num := func(n int64) string { return groupDigits(n) }
-	d.Summary = []reportRow{
+	return []reportRow{
 		{"documents", num(int64(s.Documents))},
-		{"text", humanBytes(st.Bytes)},
+		{"text", human.Bytes(r.Bytes)},
 		{"empty documents", num(int64(s.Empty))},
-		{"skipped as bad", num(int64(src.skipped))},
+		{"skipped as bad", num(int64(r.Skipped))},
 		{"invalid UTF-8", num(int64(s.InvalidUTF8))},
 		{"shingles", num(s.Shingles)},
 		{"distinct shingle sets", num(int64(s.Distinct))},
@@ -166,38 +202,49 @@ func writeReport(w io.Writer, e *env, src *source, co corpus.Options, b *neardup
 		{"duplicates (to drop)", num(int64(s.Duplicates))},
 		{"largest cluster", num(int64(s.LargestCluster))},
 	}
-	p := st.Params
-	mode := fmt.Sprintf("%s %d-grams", p.Shingle, p.Ngram)
-	if p.Bag {
+}
+
+// paramRows is the parameters panel, as the stats JSON names them.
+func paramRows(o neardup.Options) []reportRow {
+	mode := fmt.Sprintf("%s %d-grams", o.Shingle.Mode.String(), o.Shingle.N)
+	if o.Shingle.Bag {
 		mode += " (bag)"
 	}
-	d.Params = []reportRow{
+	return []reportRow{
 		{"shingles", mode},
-		{"MinHash slots", strconv.Itoa(p.Slots)},
-		{"seed", strconv.FormatUint(p.Seed, 10)},
-		{"threshold t", strconv.FormatFloat(p.Threshold, 'g', -1, 64)},
-		{"bands × rows", fmt.Sprintf("%d × %d", p.Bands, p.Rows)},
-		{fmt.Sprintf("P(candidate | J = %g)", p.Threshold), strconv.FormatFloat(p.PAtT, 'f', 4, 64)},
-		{"verification", p.Verify},
-		{"keep", p.Keep},
-		{"max bucket", strconv.Itoa(p.MaxBucket)},
-		{"workers", strconv.Itoa(p.Workers)},
+		{"MinHash slots", strconv.Itoa(o.Slots)},
+		{"seed", strconv.FormatUint(o.Seed, 10)},
+		{"threshold t", strconv.FormatFloat(o.Threshold, 'g', -1, 64)},
+		{"bands × rows", fmt.Sprintf("%d × %d", o.LSH.Bands, o.LSH.Rows)},
+		{fmt.Sprintf("P(candidate | J = %g)", o.Threshold), strconv.FormatFloat(o.LSH.Probability(o.Threshold), 'f', 4, 64)},
+		{"verification", o.Verify.String()},
+		{"keep", o.Keep.String()},
+		{"max bucket", strconv.Itoa(o.MaxBucket)},
+		{"workers", strconv.Itoa(o.Workers)},
 	}
-	d.Timing = []reportRow{
-		{"read + shingle", dur(s.ReadShingle)},
-		{"identical sets", dur(s.Collapse)},
-		{"signatures", dur(s.Sign)},
-		{"LSH + verification", dur(s.Candidate)},
+}
+
+// timingRows is the timing panel but for the report's own time and the
+// total: the engine's stages and write, the other outputs' time.
+func timingRows(o neardup.Options, s neardup.Stats, write time.Duration) []reportRow {
+	rows := []reportRow{
+		{"read + shingle", human.Duration(s.ReadShingle)},
+		{"identical sets", human.Duration(s.Collapse)},
+		{"signatures", human.Duration(s.Sign)},
+		{"LSH + verification", human.Duration(s.Candidate)},
 	}
 	if s.Passes == 2 {
-		d.Timing = append(d.Timing, reportRow{"second pass (candidates read again)", dur(s.Second)})
+		rows = append(rows, reportRow{"second pass (candidates read again)", human.Duration(s.Second)})
 	}
 	if o.Refine == neardup.RefineEdit {
-		d.Timing = append(d.Timing, reportRow{"edit similarities", dur(s.Refine)})
+		rows = append(rows, reportRow{"edit similarities", human.Duration(s.Refine)})
 	}
-	d.Timing = append(d.Timing, reportRow{"clusters", dur(s.Group)}, reportRow{"write the other outputs", dur(tm.write)})
+	return append(rows, reportRow{"clusters", human.Duration(s.Group)}, reportRow{"write the other outputs", human.Duration(write)})
+}
 
-	var svgs [][]byte
+// charts draws d's charts: the S-curve, the similarity histogram and the
+// cluster sizes, with their tables and font.
+func (d *reportData) charts(b *neardup.Batch, res *neardup.Result) error {
 	inline := func(p *chart.Plot, label string) (template.HTML, error) {
 		if p == nil {
 			return "", nil
@@ -206,14 +253,13 @@ func writeReport(w io.Writer, e *env, src *source, co corpus.Options, b *neardup
 		if err != nil {
 			return "", fmt.Errorf("chart %q: %w", p.Title, err)
 		}
-		svgs = append(svgs, raw)
 		return inlineSVG(raw, p.Title, label)
 	}
 	var err error
 	if d.SCurve, err = inline(sCurveChart(b), "S-curve"); err != nil {
 		return err
 	}
-	hist, histRows := histogramChart(res, o.Threshold)
+	hist, histRows := histogramChart(res, d.Threshold)
 	if d.Hist, err = inline(hist, "similarity histogram"); err != nil {
 		return err
 	}
@@ -224,15 +270,7 @@ func writeReport(w io.Writer, e *env, src *source, co corpus.Options, b *neardup
 	}
 	d.SizeRows = sizeRows
 	d.FontCSS = template.CSS(chart.FontFaceCSS())
-
-	largest, suspicious := pickClusters(res)
-	views, notes, err := clusterViews(e, src, co, b, o.Threshold, largest, suspicious)
-	if err != nil {
-		return fmt.Errorf("read the inputs again for the report: %w", err)
-	}
-	d.Largest, d.Suspicious, d.Notes = views[0], views[1], notes
-	d.Timing = append(d.Timing, reportRow{"write this report", dur(time.Since(began))}, reportRow{"total", dur(time.Since(tm.start))})
-	return reportTemplate().Execute(w, d)
+	return nil
 }
 
 // groupDigits formats n with thin spaces between groups of three digits.
@@ -285,7 +323,7 @@ func sCurveChart(b *neardup.Batch) *chart.Plot {
 	}
 	pt := pr.Probability(o.Threshold)
 	return &chart.Plot{
-		Title:  fmt.Sprintf("LSH S-curve: %s × %s", plural(pr.Bands, "band", "bands"), plural(pr.Rows, "row", "rows")),
+		Title:  fmt.Sprintf("LSH S-curve: %s × %s", human.Plural(pr.Bands, "band", "bands"), human.Plural(pr.Rows, "row", "rows")),
 		XLabel: "Jaccard similarity s", YLabel: "P(candidate) = 1-(1-s^r)^b",
 		XMax: 1, YMax: 1,
 		Series:  []chart.Series{{Kind: chart.Line, X: x, Y: y}},
@@ -430,7 +468,7 @@ type clusterPick struct {
 }
 
 // pickClusters returns the largest clusters and the most suspicious ones
-// (lowest Jaccard of a member with the representative), reportClusters of
+// (lowest Jaccard of a member with the representative), Clusters of
 // each, ties broken by cluster id.
 func pickClusters(res *neardup.Result) (largest, suspicious []clusterPick) {
 	all := make([]clusterPick, len(res.Clusters))
@@ -458,7 +496,7 @@ func pickClusters(res *neardup.Result) (largest, suspicious []clusterPick) {
 		}
 		return len(b.c.Members) - len(a.c.Members)
 	})
-	return largest[:min(len(largest), reportClusters)], suspicious[:min(len(suspicious), reportClusters)]
+	return largest[:min(len(largest), Clusters)], suspicious[:min(len(suspicious), Clusters)]
 }
 
 // textKey identifies a text: identical texts have equal keys, and
@@ -488,7 +526,7 @@ func (g *textGroup) before(h *textGroup) bool {
 
 // clusterTexts groups the members of one cluster by text while the inputs
 // are read again (add is called in document order). It keeps the
-// representative's text and those of the reportMembers+1 least similar
+// representative's text and those of the MemberTexts+1 least similar
 // other texts seen so far, one more than are shown: a copy of the
 // representative read before it (when the keep policy picks a later
 // document) is taken for another text until the representative comes.
@@ -523,7 +561,7 @@ func (ct *clusterTexts) add(member int, text []byte) {
 	if ct.repSeen && key == ct.repKey {
 		return // the copies of the representative: listed, not shown
 	}
-	if len(ct.kept) <= reportMembers {
+	if len(ct.kept) <= MemberTexts {
 		g.text, g.kept = reportText(text), true
 		ct.kept = append(ct.kept, g)
 		return
@@ -542,7 +580,7 @@ func (ct *clusterTexts) add(member int, text []byte) {
 }
 
 // view returns what the report shows of the cluster: the members with the
-// representative's very text as one list, and the reportMembers least
+// representative's very text as one list, and the MemberTexts least
 // similar other texts side by side with the representative's, each with
 // the list of members that have it.
 func (ct *clusterTexts) view(b *neardup.Batch, t float64, open bool) clusterView {
@@ -572,11 +610,11 @@ func (ct *clusterTexts) view(b *neardup.Batch, t float64, open bool) clusterView
 		}
 		return 0
 	})
-	shown := others[:min(len(others), reportMembers)]
+	shown := others[:min(len(others), MemberTexts)]
 	for _, g := range shown {
 		mv := memberView{IDs: reportIDs(b, g.docs), N: len(g.docs), Jaccard: g.jaccard}
 		if !ct.repSeen || !g.kept {
-			mv.Left = []textdiff.Span{{Text: reportMissing}}
+			mv.Left = []textdiff.Span{{Text: Missing}}
 			mv.Right = mv.Left
 		} else {
 			r := textdiff.Diff(ct.rep, g.text, reportDiffWords)
@@ -594,7 +632,7 @@ func (ct *clusterTexts) view(b *neardup.Batch, t float64, open bool) clusterView
 	}
 	if len(v.Members) == 0 {
 		// Nothing but copies: the text once, above their list.
-		v.RepText = reportMissing
+		v.RepText = Missing
 		if ct.repSeen {
 			v.RepText = ct.rep
 		}
@@ -616,8 +654,8 @@ func reportIDs(b *neardup.Batch, docs []int) []string {
 // clusterViews reads the inputs again for the texts of the picked clusters
 // and returns their views, in the order of picks, and notes on inputs that
 // could not be read again. A cluster in both lists is read once.
-func clusterViews(e *env, src *source, co corpus.Options, b *neardup.Batch, t float64, lists ...[]clusterPick) ([][]clusterView, []string, error) {
-	n := len(src.fileOf)
+func clusterViews(reread RereadFunc, b *neardup.Batch, t float64, lists ...[]clusterPick) ([][]clusterView, []string, error) {
+	n := b.Len()
 	where := make([]int32, n) // doc -> 1 + index in cts, 0: not wanted
 	pos := make([]int32, n)   // doc -> index in its cluster's Members
 	var cts []*clusterTexts
@@ -636,7 +674,7 @@ func clusterViews(e *env, src *source, co corpus.Options, b *neardup.Batch, t fl
 			}
 		}
 	}
-	notes, err := rereadDocs(context.Background(), e, src, co, func(doc int) bool { return where[doc] != 0 }, func(doc int, text []byte) error {
+	notes, err := reread(context.Background(), func(doc int) bool { return where[doc] != 0 }, func(doc int, text []byte) error {
 		cts[where[doc]-1].add(int(pos[doc]), text)
 		return nil
 	})
@@ -652,85 +690,6 @@ func clusterViews(e *env, src *source, co corpus.Options, b *neardup.Batch, t fl
 	return out, notes, nil
 }
 
-// rereadDocs reads the inputs again (with the reader settings co of the
-// first pass) and calls visit with the text of each document d for which
-// want(d), in document order; text is valid only during the call. It relies
-// on what readDocs recorded in src: the documents of an input are
-// consecutive and in record order. It returns visit's first error, ctx's
-// error when cancelled, and notes on inputs that could not be read again
-// (standard input not kept).
-func rereadDocs(ctx context.Context, e *env, src *source, co corpus.Options, want func(doc int) bool, visit func(doc int, text []byte) error) ([]string, error) {
-	var notes []string
-	for lo := 0; lo < len(src.fileOf); {
-		f := src.fileOf[lo]
-		hi, wanted := lo, 0
-		for ; hi < len(src.fileOf) && src.fileOf[hi] == f; hi++ {
-			if want(hi) {
-				wanted++
-			}
-		}
-		first := lo
-		lo = hi
-		if wanted == 0 {
-			continue
-		}
-		path, name := src.inputs[f], src.names[f]
-		if path == "-" {
-			notes = append(notes, "standard input was not kept, so its texts are not shown")
-			continue
-		}
-		tmp := &source{}
-		r, err := openInput(e, tmp, path, name, co)
-		if err != nil {
-			tmp.cleanup()
-			return nil, err
-		}
-		err = func() error {
-			defer tmp.cleanup()
-			defer r.Close()
-			d := first
-			for n := 0; wanted > 0; n++ {
-				if n&1023 == 0 && ctx.Err() != nil {
-					return ctx.Err()
-				}
-				// The records before the next wanted one are passed
-				// over undecoded where the format allows.
-				for d < hi && !want(d) {
-					d++
-				}
-				if d < hi {
-					if err := r.SkipTo(int(src.numOf[d])); err != nil && !errors.Is(err, io.EOF) {
-						return err
-					}
-				}
-				rec, err := r.Next()
-				if errors.Is(err, io.EOF) {
-					// d is the wanted record that did not come.
-					return fmt.Errorf("%s: ended before record %d (changed since it was read?)", name, src.numOf[min(d, hi-1)])
-				}
-				if err != nil {
-					return err
-				}
-				for d < hi && int(src.numOf[d]) < rec.Num {
-					d++
-				}
-				if d < hi && int(src.numOf[d]) == rec.Num && want(d) {
-					if err := visit(d, rec.Text); err != nil {
-						return err
-					}
-					wanted--
-					d++ // so that the next SkipTo aims past it
-				}
-			}
-			return nil
-		}()
-		if err != nil {
-			return nil, err
-		}
-	}
-	return notes, nil
-}
-
 // reportText copies text for display: at most reportTextBytes, cut on a
 // character boundary, invalid UTF-8 replaced by U+FFFD.
 func reportText(text []byte) string {
@@ -742,10 +701,4 @@ func reportText(text []byte) string {
 		text = text[:n]
 	}
 	return strings.ToValidUTF8(string(text), "\uFFFD")
-}
-
-// reportRereadsStdin reports whether --report needs standard input spooled
-// to a file, to read the texts it shows a second time.
-func reportRereadsStdin(f *dedupFlags, inputs []string) bool {
-	return f.report != "" && slices.Contains(inputs, "-")
 }
