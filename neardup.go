@@ -33,7 +33,6 @@ package neardup
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 )
 
@@ -58,7 +57,7 @@ func ParseVerify(s string) (Verify, error) {
 	case "estimate":
 		return VerifyEstimate, nil
 	}
-	return 0, fmt.Errorf("%w: verify %q: want exact or estimate", ErrOptions, s)
+	return 0, fieldError("Verify", s, "want exact or estimate")
 }
 
 func (v Verify) String() string {
@@ -93,7 +92,7 @@ func ParseRefine(s string) (Refine, error) {
 	case "edit":
 		return RefineEdit, nil
 	}
-	return 0, fmt.Errorf("%w: refine %q: want none or edit", ErrOptions, s)
+	return 0, fieldError("Refine", s, "want none or edit")
 }
 
 func (r Refine) String() string {
@@ -127,7 +126,7 @@ func ParseWeight(s string) (Weight, error) {
 	case "idf":
 		return WeightIDF, nil
 	}
-	return 0, fmt.Errorf("%w: weight %q: want none or idf", ErrOptions, s)
+	return 0, fieldError("Weight", s, "want none or idf")
 }
 
 func (w Weight) String() string {
@@ -157,7 +156,7 @@ func ParseKeep(s string) (Keep, error) {
 	case "shortest":
 		return KeepShortest, nil
 	}
-	return 0, fmt.Errorf("%w: keep %q: want first, longest or shortest", ErrOptions, s)
+	return 0, fieldError("Keep", s, "want first, longest or shortest")
 }
 
 func (k Keep) String() string {
@@ -264,7 +263,7 @@ func (o Options) resolve() (Options, error) {
 	o.Params = p
 	switch {
 	case o.Workers < 0:
-		return o, fmt.Errorf("%w: %d workers: want 0 (one per CPU) or more", ErrOptions, o.Workers)
+		return o, fieldError("Workers", o.Workers, "want 0 (one per CPU) or more")
 	case o.Workers == 0:
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -272,22 +271,22 @@ func (o Options) resolve() (Options, error) {
 		o.MaxBucket = DefaultMaxBucket
 	}
 	if o.MaxCluster < 0 {
-		return o, fmt.Errorf("%w: max cluster %d: want 0 (no limit) or more", ErrOptions, o.MaxCluster)
+		return o, fieldError("MaxCluster", o.MaxCluster, "want 0 (no limit) or more")
 	}
 	if o.Verify > VerifyEstimate {
-		return o, fmt.Errorf("%w: verify mode %d", ErrOptions, o.Verify)
+		return o, fieldError("Verify", uint8(o.Verify), "want VerifyExact or VerifyEstimate")
 	}
 	if o.Keep > KeepShortest {
-		return o, fmt.Errorf("%w: keep policy %d", ErrOptions, o.Keep)
+		return o, fieldError("Keep", uint8(o.Keep), "want KeepFirst, KeepLongest or KeepShortest")
 	}
 	if o.Refine > RefineEdit {
-		return o, fmt.Errorf("%w: refine mode %d", ErrOptions, o.Refine)
+		return o, fieldError("Refine", uint8(o.Refine), "want RefineNone or RefineEdit")
 	}
 	if o.Weight == WeightIDF && o.Verify != VerifyExact {
-		return o, fmt.Errorf("%w: idf weights need exact verification (the shingle sets in memory)", ErrOptions)
+		return o, &FieldError{Field: "Weight", Value: "idf", Reason: "needs Verify exact (the shingle sets in memory)"}
 	}
 	if o.Cluster > ClusterComponents {
-		return o, fmt.Errorf("%w: cluster mode %d", ErrOptions, o.Cluster)
+		return o, fieldError("Cluster", uint8(o.Cluster), "want ClusterStar or ClusterComponents")
 	}
 	return o, nil
 }

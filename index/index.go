@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/neardup/neardup/internal/rule"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -172,8 +173,8 @@ func (ix *Index) verifier(t float64) (*neardup.Verifier, error) {
 	if t == 0 || t == ix.meta.Params.Threshold {
 		return ix.ver, nil
 	}
-	if !(t > 0 && t <= 1) {
-		return nil, fmt.Errorf("%w: threshold %v: want a number in (0, 1]", neardup.ErrInvalid, t)
+	if !rule.Threshold(t) {
+		return nil, fmt.Errorf("%w: threshold %v: want %s", neardup.ErrInvalid, t, rule.ThresholdWant)
 	}
 	if t < ix.meta.Params.Threshold {
 		return nil, fmt.Errorf("%w: %v is below the index's %v (the index finds pairs at its threshold; ask for more, not less)", ErrThreshold, t, ix.meta.Params.Threshold)

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/cliflags"
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/dedupout"
 )
 

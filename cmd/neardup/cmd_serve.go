@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cliflags"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/redisstore"
-	"github.com/neardup/neardup/cliflags"
 	"github.com/neardup/neardup/server"
 	"github.com/neardup/neardup/shingle"
 )
