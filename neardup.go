@@ -249,8 +249,28 @@ type Rereader interface {
 
 // twoPass reports whether a batch with resolved options o runs in two
 // passes.
-func (o *Options) twoPass() bool {
-	return o.Reread != nil && o.Verify == VerifyExact && o.Weight == WeightNone && o.Refine == RefineNone
+func (o *Options) twoPass() bool { return o.Reread != nil && o.CanTwoPass() }
+
+// CanTwoPass reports whether o's modes allow the two-pass run of
+// Options.Reread: exact verification, no idf weights, no edit refinement
+// (the others need every set, every token list, or only signatures). A
+// Batch with these modes and Reread set runs in two passes; a front end
+// deciding whether to offer Reread (a memory limit) asks this first.
+func (o *Options) CanTwoPass() bool {
+	return o.Verify == VerifyExact && o.Weight == WeightNone && o.Refine == RefineNone
+}
+
+// OnePassPerByte is the peak memory of a one-pass run per byte of input
+// text, with a margin: measured on the generated benchmark corpora
+// (bench/run.sh, 100k and 1M documents), a run holding every document's
+// shingle set peaks at 1.9-2.4 times the input's bytes.
+const OnePassPerByte = 2.5
+
+// OnePassMemory estimates the peak memory in bytes of a one-pass run over
+// textBytes bytes of text (OnePassPerByte per byte), the figure a memory
+// limit is compared with to choose two passes (Options.Reread).
+func OnePassMemory(textBytes int64) int64 {
+	return int64(OnePassPerByte * float64(textBytes))
 }
 
 // resolve returns o with defaults filled in, or an error wrapping

@@ -979,10 +979,10 @@ func printMemory(w io.Writer, o neardup.Options, passes int, limit int64) {
 		why = "two passes still keep every document's signature and set bitmap, the candidate pairs held and the sets read again, which a lower limit does not reduce"
 	case o.Verify == neardup.VerifyEstimate:
 		why = "--verify estimate keeps no shingle set but every document's signature, which a lower limit does not reduce"
-	case !twoPassModes(o):
+	case !o.CanTwoPass():
 		why = "one pass keeps every shingle set, and --weight idf and --refine edit cannot take two passes"
 	default:
-		why = fmt.Sprintf("one pass was estimated at %g times the input, under the limit; a lower limit takes two passes", onePassPerByte)
+		why = fmt.Sprintf("one pass was estimated at %g times the input, under the limit; a lower limit takes two passes", neardup.OnePassPerByte)
 	}
 	fmt.Fprintf(w, "  warning:    the peak was over --memory-limit: %s\n", why)
 }
