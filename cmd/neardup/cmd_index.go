@@ -419,8 +419,6 @@ func indexAddOrQuery(ctx context.Context, e *env, args []string, insert bool) er
 		return fmt.Errorf("%w: --batch %d: want 1 or more", errUsage, batch)
 	case workers < 0:
 		return fmt.Errorf("%w: --workers %d: want 0 (one per CPU) or more", errUsage, workers)
-	case threshold < 0 || threshold > 1:
-		return fmt.Errorf("%w: --threshold %v: want a number in (0, 1]", errUsage, threshold)
 	}
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -430,9 +428,8 @@ func indexAddOrQuery(ctx context.Context, e *env, args []string, insert bool) er
 		return err
 	}
 	defer ix.Close()
-	if threshold != 0 && threshold < ix.Params().Threshold {
-		return fmt.Errorf("%w: --threshold %v is below the index's %v (the index finds pairs at its threshold; ask for more, not less)",
-			errUsage, threshold, ix.Params().Threshold)
+	if err := ix.CheckThreshold(threshold); err != nil {
+		return thresholdError(err)
 	}
 	po, err := openOutput(ctx, e, out)
 	if err != nil {
@@ -918,4 +915,16 @@ func someIDs(ids []string) string {
 		q = append(q, fmt.Sprintf("... %d in all", len(ids)))
 	}
 	return strings.Join(q, ", ")
+}
+
+// thresholdError says an error of Index.CheckThreshold as the usage error
+// of --threshold: the index decides, the command names the flag.
+func thresholdError(err error) error {
+	switch {
+	case errors.Is(err, index.ErrThreshold):
+		return fmt.Errorf("%w: --threshold %s", errUsage, strings.TrimPrefix(err.Error(), index.ErrThreshold.Error()+": "))
+	case errors.Is(err, neardup.ErrInvalid):
+		return fmt.Errorf("%w: --%s", errUsage, strings.TrimPrefix(err.Error(), neardup.ErrInvalid.Error()+": "))
+	}
+	return err
 }

@@ -158,7 +158,9 @@ func TestIndexCommandErrors(t *testing.T) {
 		{[]string{"index", "build", "--index", ixDir, "--threshold", "0.7", in}, 1, "threshold 0.7 vs 0.5"},
 		{[]string{"index", "add", "--index", ixDir, in}, 0, "2 documents read, 1 with near-duplicates"},
 		{[]string{"index", "add", "--index", ixDir, in}, 0, "2 not added: id already indexed"},
-		{[]string{"index", "query", "--index", ixDir, "--threshold", "0.2", in}, 2, "below the index's 0.5"},
+		{[]string{"index", "query", "--index", ixDir, "--threshold", "0.2", in}, 2, "neardup index: --threshold 0.2 is below the index's 0.5 (the index finds pairs at its threshold"},
+		{[]string{"index", "query", "--index", ixDir, "--threshold", "1.5", in}, 2, "neardup index: --threshold 1.5: want a number in (0, 1]"},
+		{[]string{"index", "query", "--index", ixDir, "--threshold", "0.5", in}, 0, "2 documents read"},
 		{[]string{"index", "remove", "--index", ixDir, "a", "zz"}, 1, `"zz" is not in the index`},
 		{[]string{"index", "stats", "--index", ixDir, "--check"}, 0, "check: ok"},
 	} {
