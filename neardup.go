@@ -235,6 +235,26 @@ type Options struct {
 	// ReviewDocs) and Group may be read. Clusters, Dup and those counts
 	// are set when Run returns. Run does not wait for work OnPairs starts.
 	OnPairs func(*Result)
+
+	// resolvedAs is o.key() when Resolve returned o, so that resolving
+	// resolved options again (a command's, then NewBatch's) is one
+	// comparison; any field changed since makes them resolved anew.
+	resolvedAs optionsKey
+}
+
+// optionsKey is the comparable part of Options: what Resolve checks and
+// fills in. A resolved key is never zero (Workers >= 1).
+type optionsKey struct {
+	p                         Params
+	verify                    Verify
+	workers, maxBucket, maxCl int
+	keep                      Keep
+	refine                    Refine
+	cluster                   ClusterMode
+}
+
+func (o *Options) key() optionsKey {
+	return optionsKey{o.Params, o.Verify, o.Workers, o.MaxBucket, o.MaxCluster, o.Keep, o.Refine, o.Cluster}
 }
 
 // Rereader reads a batch's documents again for the second pass
@@ -276,6 +296,9 @@ func OnePassMemory(textBytes int64) int64 {
 // resolve returns o with defaults filled in, or an error wrapping
 // ErrOptions.
 func (o Options) resolve() (Options, error) {
+	if o.resolvedAs != (optionsKey{}) && o.resolvedAs == o.key() {
+		return o, nil
+	}
 	p, err := o.Params.Resolve()
 	if err != nil {
 		return o, err
@@ -308,10 +331,14 @@ func (o Options) resolve() (Options, error) {
 	if o.Cluster > ClusterComponents {
 		return o, fieldError("Cluster", uint8(o.Cluster), "want ClusterStar or ClusterComponents")
 	}
+	o.resolvedAs = o.key()
 	return o, nil
 }
 
 // Resolve returns o with every default filled in (Params resolved, Workers
-// and MaxBucket set), or an error wrapping ErrOptions naming the first field
-// outside its range.
+// and MaxBucket set), or a *FieldError (wrapping ErrOptions) naming the
+// first field outside its range. A run resolves its options once: the
+// result remembers it was resolved, so that NewBatch given it checks one
+// comparison instead of resolving again (a field changed since is
+// resolved anew).
 func (o Options) Resolve() (Options, error) { return o.resolve() }
