@@ -106,6 +106,7 @@ var flagOf = map[string]string{
 	"Weight": "weight", "Threshold": "threshold", "Recall": "recall", "Verify": "verify",
 	"Workers": "workers", "MaxBucket": "max-bucket", "Keep": "keep", "Refine": "refine",
 	"Cluster": "cluster", "MaxCluster": "max-cluster",
+	"Shingle.Bag": "bag", "Shingle.NFKC": "normalize", "LSH.Bands": "bands", "LSH.Rows": "rows",
 }
 
 // FlagOf returns the name of the flag (without dashes) that sets the
@@ -242,13 +243,20 @@ func (f *Params) Given(fs *flag.FlagSet) {
 	fs.Visit(func(fl *flag.Flag) { f.Set[fl.Name] = true })
 }
 
-// Any reports whether any flag that defines Params (these and Input's
-// shingling flags) was given, as recorded by Given.
-func (f *Params) Any() bool {
-	for _, n := range []string{"num-perm", "seed", "threshold", "recall", "bands", "rows", "shingle", "ngram", "bag", "normalize"} {
-		if f.Set[n] {
-			return true
+// GivenFields returns the neardup.Params fields (as FlagOf names them) of
+// the flags recorded by Given, in no particular order: what a command
+// opening an existing index asks of it explicitly (index.OpenAsked).
+func (f *Params) GivenFields() []string {
+	var fields []string
+	for field, name := range flagOf {
+		if f.Set[name] && paramsFlag[name] {
+			fields = append(fields, field)
 		}
 	}
-	return false
+	return fields
 }
+
+// paramsFlag are the flags that define Params: these and Input's
+// shingling flags.
+var paramsFlag = map[string]bool{"num-perm": true, "seed": true, "threshold": true, "recall": true, "bands": true, "rows": true,
+	"shingle": true, "ngram": true, "bag": true, "normalize": true}

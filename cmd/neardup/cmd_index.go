@@ -171,26 +171,55 @@ func (f *indexFlags) openOrCreate(ctx context.Context, cf *createFlags, fs *flag
 	if err != nil {
 		return nil, false, err
 	}
-	_, err = st.Meta(ctx)
-	isNew := errors.Is(err, index.ErrNoIndex)
-	var ix *index.Index
-	switch {
-	case isNew:
-		ix, err = index.Create(ctx, st, m, index.Options{})
-	case err != nil:
-	case cf.params.Any():
-		ix, err = index.OpenOrCreate(ctx, st, m, index.Options{})
-	default:
-		ix, err = index.Open(ctx, st, index.Options{})
+	given := cf.params.GivenFields()
+	if cf.params.Set["no-texts"] {
+		given = append(given, "KeepTexts")
 	}
+	ix, isNew, err := openAsked(ctx, st, name, m, given, "no-texts", index.Options{})
 	if err != nil {
 		st.Close()
-		if errors.Is(err, neardup.ErrOptions) {
-			return nil, false, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
-		}
-		return nil, false, fmt.Errorf("%s: %w", name, err)
 	}
-	return ix, isNew, nil
+	return ix, isNew, err
+}
+
+// openAsked opens the index in st, or creates it with want, by the one
+// rule of index.OpenAsked: flags given (the fields in given) must agree
+// with an existing index, the others take its values. Its errors are said
+// in the words of the command line: a conflict names the flag and both
+// values, a value out of range is a usage error. keepFlag is the
+// command's flag for KeepTexts: "keep-texts", or "no-texts" (the
+// opposite). The caller closes st on an error.
+func openAsked(ctx context.Context, st index.Store, where string, want index.Meta, given []string, keepFlag string, o index.Options) (*index.Index, bool, error) {
+	ix, isNew, err := index.OpenAsked(ctx, st, want, given, o)
+	var ce *index.ConflictError
+	switch {
+	case err == nil:
+		return ix, isNew, nil
+	case errors.As(err, &ce):
+		name, stored, asked := cliflags.FlagOf(ce.Field), ce.Stored, ce.Asked
+		switch ce.Field {
+		case "KeepTexts":
+			name = keepFlag
+			if keepFlag == "no-texts" {
+				stored, asked = strconv.FormatBool(stored != "true"), strconv.FormatBool(asked != "true")
+			}
+		case "Shingle.NFKC":
+			stored, asked = nfkcFlag(stored), nfkcFlag(asked)
+		}
+		return nil, false, fmt.Errorf("the index in %s was made with --%s=%s; --%s=%s differs from it (leave the flag out to use the index's)",
+			where, name, stored, name, asked)
+	case errors.Is(err, neardup.ErrOptions):
+		return nil, false, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
+	}
+	return nil, false, fmt.Errorf("%s: %w", where, err)
+}
+
+// nfkcFlag says Shingle.NFKC as --normalize does.
+func nfkcFlag(v string) string {
+	if v == "true" {
+		return "nfkc"
+	}
+	return "none"
 }
 
 const indexCreateUsage = `Usage: neardup index create --index DIR [flags]

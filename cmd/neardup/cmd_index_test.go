@@ -155,7 +155,7 @@ func TestIndexCommandErrors(t *testing.T) {
 		{[]string{"index", "create", "--index", ixDir, "--threshold", "0"}, 2, "--threshold 0"},
 		{[]string{"index", "create", "--index", ixDir}, 0, "created"},
 		{[]string{"index", "create", "--index", ixDir}, 1, "holds an index already"},
-		{[]string{"index", "build", "--index", ixDir, "--threshold", "0.7", in}, 1, "threshold 0.7 vs 0.5"},
+		{[]string{"index", "build", "--index", ixDir, "--threshold", "0.7", in}, 1, "made with --threshold=0.5; --threshold=0.7 differs from it"},
 		{[]string{"index", "add", "--index", ixDir, in}, 0, "2 documents read, 1 with near-duplicates"},
 		{[]string{"index", "add", "--index", ixDir, in}, 0, "2 not added: id already indexed"},
 		{[]string{"index", "query", "--index", ixDir, "--threshold", "0.2", in}, 2, "neardup index: --threshold 0.2 is below the index's 0.5 (the index finds pairs at its threshold"},
