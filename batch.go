@@ -105,15 +105,11 @@ func NewBatch(o Options) (*Batch, error) {
 	if err != nil {
 		return nil, err
 	}
-	sk, err := NewSketcher(o.Params)
+	sk, err := newSketcher(o.Params)
 	if err != nil {
 		return nil, err
 	}
-	ver, err := NewVerifier(o.Params, o.Verify)
-	if err != nil {
-		return nil, err
-	}
-	b := &Batch{o: o, sk: sk, ver: ver, key: newSetKey()}
+	b := &Batch{o: o, sk: sk, ver: newVerifier(o.Params, o.Verify), key: newSetKey()}
 	b.stage.Store("read")
 	return b, nil
 }

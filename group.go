@@ -62,7 +62,7 @@ func ParseClusterMode(s string) (ClusterMode, error) {
 	case "star":
 		return ClusterStar, nil
 	}
-	return 0, fmt.Errorf("%w: cluster %q: want components or star", ErrOptions, s)
+	return 0, fieldError("Cluster", s, "want components or star")
 }
 
 // String returns m's name as ParseClusterMode reads it: "star" or

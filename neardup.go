@@ -33,7 +33,6 @@ package neardup
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 )
 
@@ -58,7 +57,7 @@ func ParseVerify(s string) (Verify, error) {
 	case "estimate":
 		return VerifyEstimate, nil
 	}
-	return 0, fmt.Errorf("%w: verify %q: want exact or estimate", ErrOptions, s)
+	return 0, fieldError("Verify", s, "want exact or estimate")
 }
 
 // String returns v's name as ParseVerify reads it: "exact" or "estimate".
@@ -96,7 +95,7 @@ func ParseRefine(s string) (Refine, error) {
 	case "edit":
 		return RefineEdit, nil
 	}
-	return 0, fmt.Errorf("%w: refine %q: want none or edit", ErrOptions, s)
+	return 0, fieldError("Refine", s, "want none or edit")
 }
 
 // String returns r's name as ParseRefine reads it: "none" or "edit".
@@ -131,7 +130,7 @@ func ParseWeight(s string) (Weight, error) {
 	case "idf":
 		return WeightIDF, nil
 	}
-	return 0, fmt.Errorf("%w: weight %q: want none or idf", ErrOptions, s)
+	return 0, fieldError("Weight", s, "want none or idf")
 }
 
 // String returns w's name as ParseWeight reads it: "none" or "idf".
@@ -162,7 +161,7 @@ func ParseKeep(s string) (Keep, error) {
 	case "shortest":
 		return KeepShortest, nil
 	}
-	return 0, fmt.Errorf("%w: keep %q: want first, longest or shortest", ErrOptions, s)
+	return 0, fieldError("Keep", s, "want first, longest or shortest")
 }
 
 // String returns k's name as ParseKeep reads it: "first", "longest" or
@@ -243,6 +242,26 @@ type Options struct {
 	// ReviewDocs) and Group may be read. Clusters, Dup and those counts
 	// are set when Run returns. Run does not wait for work OnPairs starts.
 	OnPairs func(*Result)
+
+	// resolvedAs is o.key() when Resolve returned o, so that resolving
+	// resolved options again (a command's, then NewBatch's) is one
+	// comparison; any field changed since makes them resolved anew.
+	resolvedAs optionsKey
+}
+
+// optionsKey is the comparable part of Options: what Resolve checks and
+// fills in. A resolved key is never zero (Workers >= 1).
+type optionsKey struct {
+	p                         Params
+	verify                    Verify
+	workers, maxBucket, maxCl int
+	keep                      Keep
+	refine                    Refine
+	cluster                   ClusterMode
+}
+
+func (o *Options) key() optionsKey {
+	return optionsKey{o.Params, o.Verify, o.Workers, o.MaxBucket, o.MaxCluster, o.Keep, o.Refine, o.Cluster}
 }
 
 // Rereader reads a batch's documents again for the second pass
@@ -257,13 +276,36 @@ type Rereader interface {
 
 // twoPass reports whether a batch with resolved options o runs in two
 // passes.
-func (o *Options) twoPass() bool {
-	return o.Reread != nil && o.Verify == VerifyExact && o.Weight == WeightNone && o.Refine == RefineNone
+func (o *Options) twoPass() bool { return o.Reread != nil && o.CanTwoPass() }
+
+// CanTwoPass reports whether o's modes allow the two-pass run of
+// Options.Reread: exact verification, no idf weights, no edit refinement
+// (the others need every set, every token list, or only signatures). A
+// Batch with these modes and Reread set runs in two passes; a front end
+// deciding whether to offer Reread (a memory limit) asks this first.
+func (o *Options) CanTwoPass() bool {
+	return o.Verify == VerifyExact && o.Weight == WeightNone && o.Refine == RefineNone
+}
+
+// OnePassPerByte is the peak memory of a one-pass run per byte of input
+// text, with a margin: measured on the generated benchmark corpora
+// (bench/run.sh, 100k and 1M documents), a run holding every document's
+// shingle set peaks at 1.9-2.4 times the input's bytes.
+const OnePassPerByte = 2.5
+
+// OnePassMemory estimates the peak memory in bytes of a one-pass run over
+// textBytes bytes of text (OnePassPerByte per byte), the figure a memory
+// limit is compared with to choose two passes (Options.Reread).
+func OnePassMemory(textBytes int64) int64 {
+	return int64(OnePassPerByte * float64(textBytes))
 }
 
 // resolve returns o with defaults filled in, or an error wrapping
 // ErrOptions.
 func (o Options) resolve() (Options, error) {
+	if o.resolvedAs != (optionsKey{}) && o.resolvedAs == o.key() {
+		return o, nil
+	}
 	p, err := o.Params.Resolve()
 	if err != nil {
 		return o, err
@@ -271,7 +313,7 @@ func (o Options) resolve() (Options, error) {
 	o.Params = p
 	switch {
 	case o.Workers < 0:
-		return o, fmt.Errorf("%w: %d workers: want 0 (one per CPU) or more", ErrOptions, o.Workers)
+		return o, fieldError("Workers", o.Workers, "want 0 (one per CPU) or more")
 	case o.Workers == 0:
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -279,27 +321,31 @@ func (o Options) resolve() (Options, error) {
 		o.MaxBucket = DefaultMaxBucket
 	}
 	if o.MaxCluster < 0 {
-		return o, fmt.Errorf("%w: max cluster %d: want 0 (no limit) or more", ErrOptions, o.MaxCluster)
+		return o, fieldError("MaxCluster", o.MaxCluster, "want 0 (no limit) or more")
 	}
 	if o.Verify > VerifyEstimate {
-		return o, fmt.Errorf("%w: verify mode %d", ErrOptions, o.Verify)
+		return o, fieldError("Verify", uint8(o.Verify), "want VerifyExact or VerifyEstimate")
 	}
 	if o.Keep > KeepShortest {
-		return o, fmt.Errorf("%w: keep policy %d", ErrOptions, o.Keep)
+		return o, fieldError("Keep", uint8(o.Keep), "want KeepFirst, KeepLongest or KeepShortest")
 	}
 	if o.Refine > RefineEdit {
-		return o, fmt.Errorf("%w: refine mode %d", ErrOptions, o.Refine)
+		return o, fieldError("Refine", uint8(o.Refine), "want RefineNone or RefineEdit")
 	}
 	if o.Weight == WeightIDF && o.Verify != VerifyExact {
-		return o, fmt.Errorf("%w: idf weights need exact verification (the shingle sets in memory)", ErrOptions)
+		return o, &FieldError{Field: "Weight", Value: "idf", Reason: "needs Verify exact (the shingle sets in memory)"}
 	}
 	if o.Cluster > ClusterComponents {
-		return o, fmt.Errorf("%w: cluster mode %d", ErrOptions, o.Cluster)
+		return o, fieldError("Cluster", uint8(o.Cluster), "want ClusterStar or ClusterComponents")
 	}
+	o.resolvedAs = o.key()
 	return o, nil
 }
 
 // Resolve returns o with every default filled in (Params resolved, Workers
-// and MaxBucket set), or an error wrapping ErrOptions naming the first field
-// outside its range.
+// and MaxBucket set), or a *FieldError (wrapping ErrOptions) naming the
+// first field outside its range. A run resolves its options once: the
+// result remembers it was resolved, so that NewBatch given it checks one
+// comparison instead of resolving again (a field changed since is
+// resolved anew).
 func (o Options) Resolve() (Options, error) { return o.resolve() }

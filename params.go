@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math"
 
+	"github.com/neardup/neardup/internal/rule"
 	"github.com/neardup/neardup/internal/wire"
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/minhash"
@@ -61,56 +62,62 @@ type Params struct {
 }
 
 // Resolve returns p with defaults in place of zero fields and LSH chosen
-// when it is zero, or an error wrapping ErrOptions naming the first field
-// outside its range.
+// when it is zero, or a *FieldError (wrapping ErrOptions) naming the first
+// field outside its range. Resolving resolved Params returns them
+// unchanged. It is the one statement of the ranges of Params: the
+// constructors that take Params resolve them with it, and front ends map
+// its FieldError to their own names (package cliflags: to flags).
 func (p Params) Resolve() (Params, error) {
 	if p.Shingle.Mode != shingle.Word && p.Shingle.Mode != shingle.Char {
-		return p, fmt.Errorf("%w: shingle mode %v: want word or char", ErrOptions, p.Shingle.Mode)
+		return p, fieldError("Shingle.Mode", uint8(p.Shingle.Mode), "want word or char")
 	}
 	if p.Shingle.N == 0 {
 		p.Shingle.N = defaultN(p.Shingle.Mode)
 	}
 	if p.Shingle.N < 1 || p.Shingle.N > shingle.MaxN {
-		return p, fmt.Errorf("%w: shingle length %d: want 1 to %d", ErrOptions, p.Shingle.N, shingle.MaxN)
+		return p, fieldError("Shingle.N", p.Shingle.N, fmt.Sprintf("want a length from 1 to %d", shingle.MaxN))
 	}
 	if p.Slots == 0 {
 		p.Slots = minhash.DefaultSlots
 	}
-	if p.Slots < 1 || p.Slots > 1<<16 {
-		return p, fmt.Errorf("%w: %d slots: want 1 to 65536", ErrOptions, p.Slots)
+	if !rule.Slots(p.Slots) {
+		return p, fieldError("Slots", p.Slots, "want "+rule.SlotsWant)
 	}
 	if p.Seed == 0 {
 		p.Seed = DefaultSeed
 	}
 	if p.Weight > WeightIDF {
-		return p, fmt.Errorf("%w: weight mode %d", ErrOptions, p.Weight)
+		return p, fieldError("Weight", uint8(p.Weight), "want none or idf")
 	}
 	if p.Threshold == 0 {
 		p.Threshold = DefaultThreshold
 	}
-	if !(p.Threshold > 0 && p.Threshold <= 1) {
-		return p, fmt.Errorf("%w: threshold %v: want a number in (0, 1]", ErrOptions, p.Threshold)
+	if !rule.Threshold(p.Threshold) {
+		return p, fieldError("Threshold", p.Threshold, "want "+rule.ThresholdWant)
 	}
 	if p.Recall == 0 {
 		p.Recall = DefaultRecall
 	}
-	if !(p.Recall > 0 && p.Recall < 1) {
-		return p, fmt.Errorf("%w: recall %v: want a number in (0, 1)", ErrOptions, p.Recall)
+	if !rule.Recall(p.Recall) {
+		return p, fieldError("Recall", p.Recall, "want "+rule.RecallWant)
 	}
 	switch {
 	case p.LSH == (lsh.Params{}):
 		l, err := lsh.Choose(p.Slots, p.Threshold, p.Recall)
 		if err != nil {
-			return p, fmt.Errorf("%w: %w (use more slots, a lower recall, or set bands and rows)", ErrOptions, err)
+			return p, &FieldError{Field: "LSH", Reason: fmt.Sprintf("%v (use more slots, a lower recall, or set bands and rows)", err), Err: err}
 		}
 		p.LSH = l
 	case p.LSH.Bands < 1 || p.LSH.Rows < 1:
-		return p, fmt.Errorf("%w: bands %d, rows %d: give both, each at least 1", ErrOptions, p.LSH.Bands, p.LSH.Rows)
+		return p, &FieldError{Field: "LSH", Value: lshString(p.LSH), Reason: "want bands and rows both, each at least 1"}
 	case p.LSH.Bands > p.Slots/p.LSH.Rows:
-		return p, fmt.Errorf("%w: %d bands x %d rows exceed %d slots", ErrOptions, p.LSH.Bands, p.LSH.Rows, p.Slots)
+		return p, &FieldError{Field: "LSH", Value: lshString(p.LSH), Reason: fmt.Sprintf("want bands x rows at most the %d slots", p.Slots)}
 	}
 	return p, nil
 }
+
+// lshString shows bands and rows as "35x3".
+func lshString(l lsh.Params) string { return fmt.Sprintf("%dx%d", l.Bands, l.Rows) }
 
 func defaultN(m shingle.Mode) int {
 	if m == shingle.Char {
@@ -159,7 +166,7 @@ func (p Params) Compatible(q Params) error {
 	case p.Threshold != q.Threshold:
 		return diff("threshold", p.Threshold, q.Threshold)
 	case p.LSH != q.LSH:
-		return diff("bands x rows", fmt.Sprintf("%dx%d", p.LSH.Bands, p.LSH.Rows), fmt.Sprintf("%dx%d", q.LSH.Bands, q.LSH.Rows))
+		return diff("bands x rows", lshString(p.LSH), lshString(q.LSH))
 	}
 	return nil
 }

@@ -149,6 +149,11 @@ func NewSketcher(p Params) (*Sketcher, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newSketcher(p)
+}
+
+// newSketcher is NewSketcher for resolved p (a Batch's, resolved once).
+func newSketcher(p Params) (*Sketcher, error) {
 	if _, err := shingle.New(p.Shingle); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 	}

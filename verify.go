@@ -42,7 +42,12 @@ func NewVerifier(p Params, mode Verify) (*Verifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	p = o.Params
+	return newVerifier(o.Params, mode), nil
+}
+
+// newVerifier is NewVerifier for p and mode resolved together (a Batch's
+// options, resolved once).
+func newVerifier(p Params, mode Verify) *Verifier {
 	v := &Verifier{
 		t:        p.Threshold,
 		mode:     mode,
@@ -56,7 +61,7 @@ func NewVerifier(p Params, mode Verify) (*Verifier, error) {
 			v.need[n] = int32(shingle.MinOverlap(n/2, n-n/2, v.t))
 		}
 	}
-	return v, nil
+	return v
 }
 
 // minOverlap is shingle.MinOverlap(na, nb, t), from the table when it

@@ -21,6 +21,7 @@ package allpairs
 
 import (
 	"cmp"
+	"github.com/neardup/neardup/internal/rule"
 	"math"
 	"math/bits"
 	"slices"
@@ -63,7 +64,7 @@ func Join(sets [][]uint64, t float64, fn func(i, j int, jaccard float64)) {
 // from several goroutines and must synchronise any shared state itself; the
 // set of pairs reported is the same as Join's.
 func JoinWorkers(sets [][]uint64, t float64, workers int, fn func(i, j int, jaccard float64)) {
-	if !(t > 0 && t <= 1) {
+	if !rule.Threshold(t) {
 		panic("allpairs: threshold not in (0, 1]")
 	}
 	Rank(sets, workers).Join(t, workers, fn)
@@ -89,7 +90,7 @@ func Rank(sets [][]uint64, workers int) *Ranked {
 // with i < j, indices of those sets, for every pair with Jaccard >= t, from
 // up to workers goroutines. It panics if t is not in (0, 1].
 func (r *Ranked) Join(t float64, workers int, fn func(i, j int, jaccard float64)) {
-	if !(t > 0 && t <= 1) {
+	if !rule.Threshold(t) {
 		panic("allpairs: threshold not in (0, 1]")
 	}
 	p := r.p

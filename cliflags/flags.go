@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/rule"
 	"github.com/neardup/neardup/lsh"
 	"github.com/neardup/neardup/shingle"
 )
@@ -65,58 +66,97 @@ func (f *Engine) Register(fs *flag.FlagSet) {
 // Options returns the engine options for shingling so, resolved (bands and
 // rows chosen, so callers can report them); command line mistakes wrap
 // ErrUsage and name the flag. An explicit value is never replaced by a
-// default: --threshold 0 or --workers -1 is an error.
+// default: --threshold 0 or --workers -1 is an error. The ranges are the
+// engine's (neardup.Options.Resolve, resolved once here): its
+// *neardup.FieldError is said again with the flag's name (FlagOf).
 func (f *Engine) Options(so shingle.Options) (neardup.Options, error) {
 	o := neardup.Options{
-		Params: neardup.Params{Shingle: so, Slots: f.NumPerm, Seed: f.Seed, Threshold: f.Threshold, Recall: f.Recall,
-			LSH: lsh.Params{Bands: f.Bands, Rows: f.Rows}},
+		Params:  f.Params.params(so),
 		Workers: f.Workers, MaxBucket: f.MaxBucket, MaxCluster: f.MaxCluster, StrictIDs: f.StrictIDs,
 	}
-	var err error
-	switch {
-	case f.NumPerm < 1 || f.NumPerm > 1<<16:
-		return o, fmt.Errorf("%w: --num-perm %d: want 1 to 65536", ErrUsage, f.NumPerm)
-	case f.Seed == 0:
-		return o, fmt.Errorf("%w: --seed 0 is reserved; use any other value", ErrUsage)
-	case !(f.Threshold > 0 && f.Threshold <= 1):
-		return o, fmt.Errorf("%w: --threshold %v: want a number in (0, 1]", ErrUsage, f.Threshold)
-	case !(f.Recall > 0 && f.Recall < 1):
-		return o, fmt.Errorf("%w: --recall %v: want a number in (0, 1)", ErrUsage, f.Recall)
-	case (f.Bands == 0) != (f.Rows == 0):
-		return o, fmt.Errorf("%w: --bands and --rows go together", ErrUsage)
-	case f.Bands < 0 || f.Rows < 0:
-		return o, fmt.Errorf("%w: --bands %d --rows %d: want positive numbers", ErrUsage, f.Bands, f.Rows)
-	case f.Workers < 0:
-		return o, fmt.Errorf("%w: --workers %d: want 0 (one per CPU) or more", ErrUsage, f.Workers)
-	case f.MaxCluster < 0:
-		return o, fmt.Errorf("%w: --max-cluster %d: want 0 (no limit) or more", ErrUsage, f.MaxCluster)
+	if err := f.Params.explicitZero(); err != nil {
+		return o, err
 	}
+	var err error
 	if o.Verify, err = neardup.ParseVerify(f.Verify); err != nil {
-		return o, fmt.Errorf("%w: --verify %q: want exact or estimate", ErrUsage, f.Verify)
+		return o, f.usage(err)
 	}
 	if o.Weight, err = neardup.ParseWeight(f.Weight); err != nil {
-		return o, fmt.Errorf("%w: --weight %q: want none or idf", ErrUsage, f.Weight)
+		return o, f.usage(err)
 	}
 	if o.Refine, err = neardup.ParseRefine(f.Refine); err != nil {
-		return o, fmt.Errorf("%w: --refine %q: want none or edit", ErrUsage, f.Refine)
+		return o, f.usage(err)
 	}
 	if o.Keep, err = neardup.ParseKeep(f.Keep); err != nil {
-		return o, fmt.Errorf("%w: --keep %q: want first, longest or shortest", ErrUsage, f.Keep)
+		return o, f.usage(err)
 	}
 	if o.Cluster, err = neardup.ParseClusterMode(f.Cluster); err != nil {
-		return o, fmt.Errorf("%w: --cluster %q: want star or components", ErrUsage, f.Cluster)
-	}
-	switch {
-	case f.Bands > 0 && f.Bands > f.NumPerm/f.Rows:
-		return o, fmt.Errorf("%w: --bands %d x --rows %d = %d exceeds --num-perm %d", ErrUsage, f.Bands, f.Rows, f.Bands*f.Rows, f.NumPerm)
-	case o.Weight == neardup.WeightIDF && o.Verify != neardup.VerifyExact:
-		return o, fmt.Errorf("%w: --weight idf needs --verify exact (the shingle sets in memory)", ErrUsage)
+		return o, f.usage(err)
 	}
 	r, err := o.Resolve()
 	if err != nil {
-		return o, fmt.Errorf("%w: %s", ErrUsage, ErrText(err))
+		return o, f.usage(err)
 	}
 	return r, nil
+}
+
+// flagOf maps the fields of neardup.Options to the flags that set them.
+// LSH (bands and rows together) is said by usage with both flags.
+var flagOf = map[string]string{
+	"Shingle.Mode": "shingle", "Shingle.N": "ngram", "Slots": "num-perm", "Seed": "seed",
+	"Weight": "weight", "Threshold": "threshold", "Recall": "recall", "Verify": "verify",
+	"Workers": "workers", "MaxBucket": "max-bucket", "Keep": "keep", "Refine": "refine",
+	"Cluster": "cluster", "MaxCluster": "max-cluster",
+	"Shingle.Bag": "bag", "Shingle.NFKC": "normalize", "LSH.Bands": "bands", "LSH.Rows": "rows",
+}
+
+// FlagOf returns the name of the flag (without dashes) that sets the
+// neardup.Options field named field (a neardup.FieldError's Field), or ""
+// when no one flag does (LSH: --bands and --rows).
+func FlagOf(field string) string { return flagOf[field] }
+
+// usage says err, an error of the engine, in the words of the command
+// line: a *neardup.FieldError with the flag's name in place of the field's
+// ("--threshold 2: want a number in (0, 1]"); others as they are, without
+// the sentinel's text. Either way the result wraps ErrUsage.
+func (f *Engine) usage(err error) error { return f.Params.usage(err) }
+
+func (f *Params) usage(err error) error {
+	var fe *neardup.FieldError
+	if !errors.As(err, &fe) {
+		return fmt.Errorf("%w: %s", ErrUsage, ErrText(err))
+	}
+	reason := strings.NewReplacer("Verify exact", "--verify exact").Replace(fe.Reason)
+	switch name := FlagOf(fe.Field); {
+	case fe.Field == "LSH" && fe.Value == "":
+		return fmt.Errorf("%w: --num-perm %d, --threshold %v, --recall %v: %s", ErrUsage, f.NumPerm, f.Threshold, f.Recall, reason)
+	case fe.Field == "LSH":
+		return fmt.Errorf("%w: --bands %d --rows %d: %s", ErrUsage, f.Bands, f.Rows, reason)
+	case name == "":
+		return fmt.Errorf("%w: %s", ErrUsage, ErrText(err))
+	default:
+		return fmt.Errorf("%w: --%s %s: %s", ErrUsage, name, strings.Trim(fe.Value, `"`), reason)
+	}
+}
+
+// explicitZero refuses the flags whose 0 the engine would take for its
+// default: given on the command line it is a mistake, said with the
+// engine's range for the field (package rule).
+func (f *Params) explicitZero() error {
+	var field, want string
+	switch {
+	case f.Seed == 0:
+		return fmt.Errorf("%w: --seed 0 is reserved; use any other value", ErrUsage)
+	case f.NumPerm == 0:
+		field, want = "Slots", rule.SlotsWant
+	case f.Threshold == 0:
+		field, want = "Threshold", rule.ThresholdWant
+	case f.Recall == 0:
+		field, want = "Recall", rule.RecallWant
+	default:
+		return nil
+	}
+	return f.usage(&neardup.FieldError{Field: field, Value: "0", Reason: "want " + want})
 }
 
 // OptInt is an int flag.Value that remembers whether it was given, so that
@@ -180,12 +220,20 @@ func (f *Params) Register(fs *flag.FlagSet) {
 // Params returns the Params of the flags and shingling so, resolved;
 // mistakes wrap ErrUsage and name the flag, as Engine.Options does.
 func (f *Params) Params(so shingle.Options) (neardup.Params, error) {
-	ef := Engine{Params: *f, Verify: "exact", Weight: "none", Refine: "none", Keep: "first", Cluster: "star"}
-	o, err := ef.Options(so)
-	if err != nil {
+	if err := f.explicitZero(); err != nil {
 		return neardup.Params{}, err
 	}
-	return o.Params, nil
+	p, err := f.params(so).Resolve()
+	if err != nil {
+		return neardup.Params{}, f.usage(err)
+	}
+	return p, nil
+}
+
+// params returns the Params of the flags as given, unresolved.
+func (f *Params) params(so shingle.Options) neardup.Params {
+	return neardup.Params{Shingle: so, Slots: f.NumPerm, Seed: f.Seed, Threshold: f.Threshold, Recall: f.Recall,
+		LSH: lsh.Params{Bands: f.Bands, Rows: f.Rows}}
 }
 
 // Given records in Set which flags of fs were set on the command line, so
@@ -196,13 +244,20 @@ func (f *Params) Given(fs *flag.FlagSet) {
 	fs.Visit(func(fl *flag.Flag) { f.Set[fl.Name] = true })
 }
 
-// Any reports whether any flag that defines Params (these and Input's
-// shingling flags) was given, as recorded by Given.
-func (f *Params) Any() bool {
-	for _, n := range []string{"num-perm", "seed", "threshold", "recall", "bands", "rows", "shingle", "ngram", "bag", "normalize"} {
-		if f.Set[n] {
-			return true
+// GivenFields returns the neardup.Params fields (as FlagOf names them) of
+// the flags recorded by Given, in no particular order: what a command
+// opening an existing index asks of it explicitly (index.OpenAsked).
+func (f *Params) GivenFields() []string {
+	var fields []string
+	for field, name := range flagOf {
+		if f.Set[name] && paramsFlag[name] {
+			fields = append(fields, field)
 		}
 	}
-	return false
+	return fields
 }
+
+// paramsFlag are the flags that define Params: these and Input's
+// shingling flags.
+var paramsFlag = map[string]bool{"num-perm": true, "seed": true, "threshold": true, "recall": true, "bands": true, "rows": true,
+	"shingle": true, "ngram": true, "bag": true, "normalize": true}

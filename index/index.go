@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/neardup/neardup/internal/rule"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -167,16 +168,33 @@ type AddResult struct {
 	Err error
 }
 
+// CheckThreshold returns nil when t may be asked of the index as
+// QueryOptions.Threshold: 0 (the index's) or a number in (0, 1] at or
+// above the index's threshold. Otherwise it returns an error wrapping
+// ErrThreshold for a threshold below the index's (whose LSH bands would
+// miss pairs below it), or neardup.ErrInvalid for one outside (0, 1]. The
+// error's text after its sentinel's begins with t as formatted by %v.
+// Query and Add make the same check; a front end calls it once to refuse
+// a threshold before any document is read.
+func (ix *Index) CheckThreshold(t float64) error {
+	switch {
+	case t == 0 || t == ix.meta.Params.Threshold:
+		return nil
+	case !rule.Threshold(t):
+		return fmt.Errorf("%w: threshold %v: want %s", neardup.ErrInvalid, t, rule.ThresholdWant)
+	case t < ix.meta.Params.Threshold:
+		return fmt.Errorf("%w: %v is below the index's %v (the index finds pairs at its threshold; ask for more, not less)", ErrThreshold, t, ix.meta.Params.Threshold)
+	}
+	return nil
+}
+
 // verifier returns the Verifier for a query threshold.
 func (ix *Index) verifier(t float64) (*neardup.Verifier, error) {
 	if t == 0 || t == ix.meta.Params.Threshold {
 		return ix.ver, nil
 	}
-	if !(t > 0 && t <= 1) {
-		return nil, fmt.Errorf("%w: threshold %v: want a number in (0, 1]", neardup.ErrInvalid, t)
-	}
-	if t < ix.meta.Params.Threshold {
-		return nil, fmt.Errorf("%w: %v is below the index's %v (the index finds pairs at its threshold; ask for more, not less)", ErrThreshold, t, ix.meta.Params.Threshold)
+	if err := ix.CheckThreshold(t); err != nil {
+		return nil, err
 	}
 	if v, ok := ix.vers.Load(t); ok {
 		return v.(*neardup.Verifier), nil

@@ -20,6 +20,7 @@ package lsh
 import (
 	"errors"
 	"fmt"
+	"github.com/neardup/neardup/internal/rule"
 	"math"
 
 	"github.com/neardup/neardup/internal/sentinel"
@@ -143,10 +144,10 @@ func Choose(slots int, t, recall float64) (Params, error) {
 	if slots < 1 {
 		return Params{}, fmt.Errorf("%w: Choose: slots %d < 1", ErrInvalid, slots)
 	}
-	if !(t > 0 && t <= 1) {
+	if !rule.Threshold(t) {
 		return Params{}, fmt.Errorf("%w: Choose: threshold %v not in (0, 1]", ErrInvalid, t)
 	}
-	if !(recall > 0 && recall < 1) {
+	if !rule.Recall(recall) {
 		return Params{}, fmt.Errorf("%w: Choose: recall %v not in (0, 1)", ErrInvalid, recall)
 	}
 	best, bestF := Params{}, math.Inf(1)

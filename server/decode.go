@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/neardup/neardup/internal/rule"
 	"math"
 	"mime"
 	"net/http"
@@ -274,8 +275,8 @@ func document(v *fastjson.Value, where string) (id string, text []byte, aerr *ap
 // threshold checks a requested threshold: a number in (0, 1]. One below
 // the index's is for the index to refuse (threshold_too_low).
 func threshold(t float64, src string) *apiError {
-	if !(t > 0 && t <= 1) {
-		return errorf(http.StatusBadRequest, CodeBadParameter, "threshold %s: want a number in (0, 1]", src)
+	if !rule.Threshold(t) {
+		return errorf(http.StatusBadRequest, CodeBadParameter, "threshold %s: want %s", src, rule.ThresholdWant)
 	}
 	return nil
 }
@@ -287,7 +288,7 @@ func limitError(src string) *apiError {
 // jsonThreshold and jsonLimit read the numeric members of a query.
 func jsonThreshold(v *fastjson.Value) (float64, *apiError) {
 	t, err := v.Float64()
-	if err != nil || math.IsInf(t, 0) || math.IsNaN(t) || !(t > 0 && t <= 1) {
+	if err != nil || !rule.Threshold(t) {
 		return 0, threshold(math.NaN(), string(v.MarshalTo(nil)))
 	}
 	return t, nil
@@ -373,7 +374,7 @@ func (p params) threshold() (float64, *apiError) {
 	}
 	t, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return 0, errorf(http.StatusBadRequest, CodeBadParameter, "threshold %q: want a number in (0, 1]", s)
+		return 0, errorf(http.StatusBadRequest, CodeBadParameter, "threshold %q: want %s", s, rule.ThresholdWant)
 	}
 	return t, threshold(t, strconv.Quote(s))
 }

@@ -9,15 +9,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/cliflags"
+	"github.com/neardup/neardup/corpus"
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/dedupout"
 )
 
@@ -171,26 +171,55 @@ func (f *indexFlags) openOrCreate(ctx context.Context, cf *createFlags, fs *flag
 	if err != nil {
 		return nil, false, err
 	}
-	_, err = st.Meta(ctx)
-	isNew := errors.Is(err, index.ErrNoIndex)
-	var ix *index.Index
-	switch {
-	case isNew:
-		ix, err = index.Create(ctx, st, m, index.Options{})
-	case err != nil:
-	case cf.params.Any():
-		ix, err = index.OpenOrCreate(ctx, st, m, index.Options{})
-	default:
-		ix, err = index.Open(ctx, st, index.Options{})
+	given := cf.params.GivenFields()
+	if cf.params.Set["no-texts"] {
+		given = append(given, "KeepTexts")
 	}
+	ix, isNew, err := openAsked(ctx, st, name, m, given, "no-texts", index.Options{})
 	if err != nil {
 		st.Close()
-		if errors.Is(err, neardup.ErrOptions) {
-			return nil, false, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
-		}
-		return nil, false, fmt.Errorf("%s: %w", name, err)
 	}
-	return ix, isNew, nil
+	return ix, isNew, err
+}
+
+// openAsked opens the index in st, or creates it with want, by the one
+// rule of index.OpenAsked: flags given (the fields in given) must agree
+// with an existing index, the others take its values. Its errors are said
+// in the words of the command line: a conflict names the flag and both
+// values, a value out of range is a usage error. keepFlag is the
+// command's flag for KeepTexts: "keep-texts", or "no-texts" (the
+// opposite). The caller closes st on an error.
+func openAsked(ctx context.Context, st index.Store, where string, want index.Meta, given []string, keepFlag string, o index.Options) (*index.Index, bool, error) {
+	ix, isNew, err := index.OpenAsked(ctx, st, want, given, o)
+	var ce *index.ConflictError
+	switch {
+	case err == nil:
+		return ix, isNew, nil
+	case errors.As(err, &ce):
+		name, stored, asked := cliflags.FlagOf(ce.Field), ce.Stored, ce.Asked
+		switch ce.Field {
+		case "KeepTexts":
+			name = keepFlag
+			if keepFlag == "no-texts" {
+				stored, asked = strconv.FormatBool(stored != "true"), strconv.FormatBool(asked != "true")
+			}
+		case "Shingle.NFKC":
+			stored, asked = nfkcFlag(stored), nfkcFlag(asked)
+		}
+		return nil, false, fmt.Errorf("the index in %s was made with --%s=%s; --%s=%s differs from it (leave the flag out to use the index's)",
+			where, name, stored, name, asked)
+	case errors.Is(err, neardup.ErrOptions):
+		return nil, false, fmt.Errorf("%w: %s", errUsage, cliflags.ErrText(err))
+	}
+	return nil, false, fmt.Errorf("%s: %w", where, err)
+}
+
+// nfkcFlag says Shingle.NFKC as --normalize does.
+func nfkcFlag(v string) string {
+	if v == "true" {
+		return "nfkc"
+	}
+	return "none"
 }
 
 const indexCreateUsage = `Usage: neardup index create --index DIR [flags]
@@ -285,43 +314,11 @@ func runIndexBuild(ctx context.Context, e *env, args []string) error {
 	stop := startProgress(e, quiet, pr)
 	defer stop()
 
-	// readDocs pushes documents; Build pulls them: a goroutine between.
-	type doc struct {
-		id   string
-		text []byte
-	}
-	docs := make(chan doc, 1024)
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var readErr error
-	go func() {
-		defer close(docs)
-		readErr = readDocs(rctx, e, src, inputs, co, false, func(id string, text []byte) error {
-			select {
-			case docs <- doc{id, append([]byte(nil), text...)}:
-				return nil
-			case <-rctx.Done():
-				return rctx.Err()
-			}
-		})
-	}()
-	next := func() (string, []byte, error) {
-		d, ok := <-docs
-		if !ok {
-			if readErr != nil {
-				return "", nil, readErr
-			}
-			return "", nil, io.EOF
-		}
-		return d.id, d.text, nil
-	}
+	next, readErr := pullDocs(ctx, e, src, inputs, co)
 	st, err := ix.Build(ctx, next, index.BuildOptions{Workers: workers, SkipExisting: skip})
-	cancel()
-	for range docs { // let the reader finish
-	}
-	if err != nil {
-		if readErr != nil && errors.Is(err, readErr) {
-			return readErr
+	if rerr := readErr(); err != nil {
+		if rerr != nil && errors.Is(err, rerr) {
+			return rerr
 		}
 		return err
 	}
@@ -333,6 +330,49 @@ func runIndexBuild(ctx context.Context, e *env, args []string) error {
 			plural(st.Existing, "id", "ids"), skippedNote(src), plural(total.Documents, "document", "documents"), dur(time.Since(start)))
 	}
 	return ix.Close()
+}
+
+// pullDocs reads the inputs on a goroutine of its own, for a consumer
+// that pulls documents (Index.Build): next returns them one per call, in
+// order (the text its own copy), then io.EOF, or the reader's error.
+// readErr stops the reading, waits for the reader to finish and returns
+// its error; call it once, after the last next.
+func pullDocs(ctx context.Context, e *env, src *source, inputs []string, co corpus.Options) (next func() (string, []byte, error), readErr func() error) {
+	type doc struct {
+		id   string
+		text []byte
+	}
+	docs := make(chan doc, 1024)
+	rctx, cancel := context.WithCancel(ctx)
+	var err error
+	go func() {
+		defer close(docs)
+		err = readDocs(rctx, e, src, inputs, co, false, func(id string, text []byte) error {
+			select {
+			case docs <- doc{id, append([]byte(nil), text...)}:
+				return nil
+			case <-rctx.Done():
+				return rctx.Err()
+			}
+		})
+	}()
+	next = func() (string, []byte, error) {
+		d, ok := <-docs
+		if !ok {
+			if err != nil {
+				return "", nil, err
+			}
+			return "", nil, io.EOF
+		}
+		return d.id, d.text, nil
+	}
+	readErr = func() error {
+		cancel()
+		for range docs { // let the reader finish
+		}
+		return err
+	}
+	return next, readErr
 }
 
 func skippedNote(src *source) string {
@@ -377,161 +417,124 @@ func runIndexQuery(ctx context.Context, e *env, args []string) error {
 // before they answer what they have read (see indexAddOrQuery).
 const idleFlush = 100 * time.Millisecond
 
+// addQueryFlags are the flags of index add and index query.
+type addQueryFlags struct {
+	indexFlags
+	in                    cliflags.Input
+	out                   string
+	threshold             float64
+	limit, batch, workers int
+	add, replace, quiet   bool
+}
+
+func (f *addQueryFlags) register(fs *flag.FlagSet, insert bool) {
+	f.indexFlags.register(fs)
+	f.in.RegisterInput(fs)
+	fs.StringVar(&f.out, "output", "-", "write the matches to FILE (\"-\": standard output)")
+	fs.IntVar(&f.limit, "limit", 0, "at most N matches per document (0: all)")
+	fs.IntVar(&f.batch, "batch", 512, "documents per transaction (one durable commit each)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no summary or progress on standard error")
+	if insert {
+		fs.BoolVar(&f.replace, "replace", false, "replace documents whose id is already in the index")
+		return
+	}
+	fs.Float64Var(&f.threshold, "threshold", 0, "report matches at or above this Jaccard (default and least: the index's threshold)")
+	fs.BoolVar(&f.add, "add", false, "insert the documents that have no near-duplicate in the index")
+	fs.IntVar(&f.workers, "workers", 0, "goroutines for queries without --add (default: the number of CPUs)")
+}
+
+// check refuses values out of range; the index checks --threshold
+// (CheckThreshold).
+func (f *addQueryFlags) check() error {
+	switch {
+	case f.limit < 0:
+		return fmt.Errorf("%w: --limit %d: want 0 (all) or more", errUsage, f.limit)
+	case f.batch < 1:
+		return fmt.Errorf("%w: --batch %d: want 1 or more", errUsage, f.batch)
+	case f.workers < 0:
+		return fmt.Errorf("%w: --workers %d: want 0 (one per CPU) or more", errUsage, f.workers)
+	}
+	return nil
+}
+
 // indexAddOrQuery is index add (insert) and index query (check, or with
 // --add insert the unique ones).
 func indexAddOrQuery(ctx context.Context, e *env, args []string, insert bool) error {
-	var f indexFlags
-	var in cliflags.Input
-	var out string
-	var threshold float64
-	var limit, batch, workers int
-	var add, replace, quiet bool
+	var f addQueryFlags
 	name, usage := "index query", indexQueryUsage
 	if insert {
 		name, usage = "index add", indexAddUsage
 	}
 	fs := newFlagSet(e, name, usage)
-	f.register(fs)
-	in.RegisterInput(fs)
-	fs.StringVar(&out, "output", "-", "write the matches to FILE (\"-\": standard output)")
-	fs.IntVar(&limit, "limit", 0, "at most N matches per document (0: all)")
-	fs.IntVar(&batch, "batch", 512, "documents per transaction (one durable commit each)")
-	fs.BoolVar(&quiet, "quiet", false, "no summary or progress on standard error")
-	if insert {
-		fs.BoolVar(&replace, "replace", false, "replace documents whose id is already in the index")
-	} else {
-		fs.Float64Var(&threshold, "threshold", 0, "report matches at or above this Jaccard (default and least: the index's threshold)")
-		fs.BoolVar(&add, "add", false, "insert the documents that have no near-duplicate in the index")
-		fs.IntVar(&workers, "workers", 0, "goroutines for queries without --add (default: the number of CPUs)")
-	}
+	f.register(fs, insert)
 	inputs, err := parseArgs(fs, args, 1, "no input given")
 	if err != nil {
 		return err
 	}
-	co, _, err := in.Options()
+	co, _, err := f.in.Options()
 	if err != nil {
 		return err
 	}
-	switch {
-	case limit < 0:
-		return fmt.Errorf("%w: --limit %d: want 0 (all) or more", errUsage, limit)
-	case batch < 1:
-		return fmt.Errorf("%w: --batch %d: want 1 or more", errUsage, batch)
-	case workers < 0:
-		return fmt.Errorf("%w: --workers %d: want 0 (one per CPU) or more", errUsage, workers)
-	case threshold < 0 || threshold > 1:
-		return fmt.Errorf("%w: --threshold %v: want a number in (0, 1]", errUsage, threshold)
+	if err := f.check(); err != nil {
+		return err
 	}
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	ix, err := f.open(ctx, insert || add)
+	ix, err := f.open(ctx, insert || f.add)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	if threshold != 0 && threshold < ix.Params().Threshold {
-		return fmt.Errorf("%w: --threshold %v is below the index's %v (the index finds pairs at its threshold; ask for more, not less)",
-			errUsage, threshold, ix.Params().Threshold)
+	if err := ix.CheckThreshold(f.threshold); err != nil {
+		return thresholdError(err)
 	}
-	po, err := openOutput(ctx, e, out)
+	po, err := openOutput(ctx, e, f.out)
 	if err != nil {
 		return err
 	}
 	defer po.discard()
-
 	start := time.Now()
 	src := &source{}
 	defer src.cleanup()
 	pr := &progress{src: src}
 	pr.set("reading", 0)
-	stop := startProgress(e, quiet, pr)
+	stop := startProgress(e, f.quiet, pr)
 	defer stop()
-	var st struct {
+	r := &addQuery{f: &f, ix: ix, po: po, insert: insert}
+	if err := r.run(ctx, e, src, inputs, co); err != nil {
+		return err
+	}
+	if err := po.finish(ctx); err != nil {
+		return err
+	}
+	stop()
+	if !f.quiet {
+		r.summary(e, name, src, time.Since(start))
+	}
+	return nil
+}
+
+// addQuery is one run of index add or query: the documents read and not
+// yet answered, and the counts.
+type addQuery struct {
+	f      *addQueryFlags
+	ix     *index.Index
+	po     *pending
+	insert bool // index add (else query; with --add it inserts too)
+	items  []index.AddItem
+	texts  [][]byte
+	buf    []byte
+	st     struct {
 		read, matched, matches, added, existing, empty int
 		firstExisting                                  string
 	}
-	var buf []byte
-	emit := func(id string, ms []index.Match) error {
-		if len(ms) > 0 {
-			st.matched++
-		}
-		for _, m := range ms {
-			st.matches++
-			buf = append(dedupout.AppendPair(buf[:0], id, m.ID, m.Jaccard), '\n')
-			if _, err := po.w.Write(buf); err != nil {
-				return fmt.Errorf("write %s: %w", po.name, err)
-			}
-		}
-		return nil
-	}
-	var items []index.AddItem
-	flush := func() error {
-		if len(items) == 0 {
-			return nil
-		}
-		defer func() { items = items[:0] }()
-		if insert || add {
-			res, err := ix.AddBatch(ctx, items, index.AddOptions{Replace: replace, IfUnique: add, Limit: limit})
-			if err != nil {
-				return err
-			}
-			for i, r := range res {
-				switch {
-				case errors.Is(r.Err, index.ErrNoShingles):
-					st.empty++
-				case errors.Is(r.Err, index.ErrExists):
-					st.existing++
-					if st.firstExisting == "" {
-						st.firstExisting = items[i].ID
-					}
-				case r.Err != nil:
-					return fmt.Errorf("%s: %w", items[i].ID, r.Err)
-				}
-				if r.Added {
-					st.added++
-				}
-				if err := emit(items[i].ID, r.Duplicates); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		// Queries only read: run them in parallel, write in input order.
-		res := make([][]index.Match, len(items))
-		errs := make([]error, len(items))
-		var wg sync.WaitGroup
-		next := make(chan int)
-		for range workers {
-			wg.Go(func() {
-				for i := range next {
-					res[i], errs[i] = ix.Query(ctx, items[i].Text, index.QueryOptions{Threshold: threshold, Limit: limit})
-				}
-			})
-		}
-		for i := range items {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
-		for i := range items {
-			switch {
-			case errors.Is(errs[i], index.ErrNoShingles):
-				st.empty++
-			case errs[i] != nil:
-				return fmt.Errorf("%s: %w", items[i].ID, errs[i])
-			}
-			if err := emit(items[i].ID, res[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	// When the input pauses (a pipe fed as documents arrive), what has
-	// been read is answered, and the answers written out, after idleFlush
-	// without a new document: a timer reset at each document, which a
-	// file or a fast pipe never lets fire. mu orders the timer's flushes
-	// with the reader's.
+}
+
+// run reads the inputs and answers their documents in batches of
+// --batch. When the input pauses (a pipe fed as documents arrive), what
+// has been read is answered, and the answers written out, after idleFlush
+// without a new document: a timer reset at each document, which a file or
+// a fast pipe never lets fire. mu orders the timer's flushes with the
+// reader's.
+func (r *addQuery) run(ctx context.Context, e *env, src *source, inputs []string, co corpus.Options) error {
 	var mu sync.Mutex
 	var idleErr error
 	finished := false
@@ -541,63 +544,136 @@ func indexAddOrQuery(ctx context.Context, e *env, args []string, insert bool) er
 		if finished || idleErr != nil {
 			return
 		}
-		if idleErr = flush(); idleErr == nil {
-			if err := po.w.Flush(); err != nil {
-				idleErr = writeErr(po.name, err)
+		if idleErr = r.flush(ctx); idleErr == nil {
+			if err := r.po.w.Flush(); err != nil {
+				idleErr = writeErr(r.po.name, err)
 			}
 		}
 	})
 	idle.Stop()
-	err = readDocs(ctx, e, src, inputs, co, false, func(id string, text []byte) error {
+	err := readDocs(ctx, e, src, inputs, co, false, func(id string, text []byte) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if idleErr != nil {
 			return idleErr
 		}
-		st.read++
-		items = append(items, index.AddItem{ID: id, Text: append([]byte(nil), text...)})
+		r.st.read++
+		r.items = append(r.items, index.AddItem{ID: id, Text: append([]byte(nil), text...)})
 		idle.Reset(idleFlush)
-		if len(items) < batch {
+		if len(r.items) < r.f.batch {
 			return nil
 		}
-		return flush()
+		return r.flush(ctx)
 	})
 	idle.Stop()
 	mu.Lock()
+	defer mu.Unlock()
 	finished = true
 	if err == nil {
 		err = idleErr
 	}
 	if err == nil {
-		err = flush()
+		err = r.flush(ctx)
 	}
-	mu.Unlock()
+	return err
+}
+
+// flush answers the documents read since the last flush.
+func (r *addQuery) flush(ctx context.Context) error {
+	if len(r.items) == 0 {
+		return nil
+	}
+	defer func() { r.items = r.items[:0] }()
+	if r.insert || r.f.add {
+		return r.flushAdd(ctx)
+	}
+	return r.flushQuery(ctx)
+}
+
+// flushAdd inserts the documents read (with --add, those with no
+// near-duplicate) and writes their matches.
+func (r *addQuery) flushAdd(ctx context.Context) error {
+	res, err := r.ix.AddBatch(ctx, r.items, index.AddOptions{Replace: r.f.replace, IfUnique: r.f.add, Limit: r.f.limit})
 	if err != nil {
 		return err
 	}
-	if err := po.finish(ctx); err != nil {
-		return err
-	}
-	stop()
-	if !quiet {
-		what := "with near-duplicates in the index"
-		fmt.Fprintf(e.stderr, "%s %s: %s read, %d %s (%s)", name, f.dir, plural(st.read, "document", "documents"), st.matched, what, plural(st.matches, "match", "matches"))
-		if insert || add {
-			fmt.Fprintf(e.stderr, ", %d added", st.added)
-		}
-		if st.existing > 0 {
-			hint := ""
-			if insert {
-				hint = "; --replace replaces"
+	for i, a := range res {
+		switch {
+		case errors.Is(a.Err, index.ErrNoShingles):
+			r.st.empty++
+		case errors.Is(a.Err, index.ErrExists):
+			r.st.existing++
+			if r.st.firstExisting == "" {
+				r.st.firstExisting = r.items[i].ID
 			}
-			fmt.Fprintf(e.stderr, ", %d not added: id already indexed (e.g. %q%s)", st.existing, st.firstExisting, hint)
+		case a.Err != nil:
+			return fmt.Errorf("%s: %w", r.items[i].ID, a.Err)
 		}
-		if st.empty > 0 {
-			fmt.Fprintf(e.stderr, ", %d without shingles", st.empty)
+		if a.Added {
+			r.st.added++
 		}
-		fmt.Fprintf(e.stderr, "%s; %s\n", skippedNote(src), dur(time.Since(start)))
+		if err := r.emit(r.items[i].ID, a.Duplicates); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// flushQuery queries the documents read, in parallel (the index is only
+// read), and writes their matches in input order.
+func (r *addQuery) flushQuery(ctx context.Context) error {
+	r.texts = r.texts[:0]
+	for _, it := range r.items {
+		r.texts = append(r.texts, it.Text)
+	}
+	res, errs := r.ix.QueryBatch(ctx, r.texts, index.QueryOptions{Threshold: r.f.threshold, Limit: r.f.limit}, r.f.workers)
+	for i, it := range r.items {
+		switch {
+		case errors.Is(errs[i], index.ErrNoShingles):
+			r.st.empty++
+		case errs[i] != nil:
+			return fmt.Errorf("%s: %w", it.ID, errs[i])
+		}
+		if err := r.emit(it.ID, res[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emit writes a document's matches, one line each.
+func (r *addQuery) emit(id string, ms []index.Match) error {
+	if len(ms) > 0 {
+		r.st.matched++
+	}
+	for _, m := range ms {
+		r.st.matches++
+		r.buf = append(dedupout.AppendPair(r.buf[:0], id, m.ID, m.Jaccard), '\n')
+		if _, err := r.po.w.Write(r.buf); err != nil {
+			return fmt.Errorf("write %s: %w", r.po.name, err)
+		}
+	}
+	return nil
+}
+
+// summary prints the counts of the run on standard error.
+func (r *addQuery) summary(e *env, name string, src *source, took time.Duration) {
+	st := &r.st
+	fmt.Fprintf(e.stderr, "%s %s: %s read, %d with near-duplicates in the index (%s)", name, r.f.dir, plural(st.read, "document", "documents"), st.matched, plural(st.matches, "match", "matches"))
+	if r.insert || r.f.add {
+		fmt.Fprintf(e.stderr, ", %d added", st.added)
+	}
+	if st.existing > 0 {
+		hint := ""
+		if r.insert {
+			hint = "; --replace replaces"
+		}
+		fmt.Fprintf(e.stderr, ", %d not added: id already indexed (e.g. %q%s)", st.existing, st.firstExisting, hint)
+	}
+	if st.empty > 0 {
+		fmt.Fprintf(e.stderr, ", %d without shingles", st.empty)
+	}
+	fmt.Fprintf(e.stderr, "%s; %s\n", skippedNote(src), dur(took))
 }
 
 const indexRemoveUsage = `Usage: neardup index remove --index DIR [flags] ID...
@@ -918,4 +994,16 @@ func someIDs(ids []string) string {
 		q = append(q, fmt.Sprintf("... %d in all", len(ids)))
 	}
 	return strings.Join(q, ", ")
+}
+
+// thresholdError says an error of Index.CheckThreshold as the usage error
+// of --threshold: the index decides, the command names the flag.
+func thresholdError(err error) error {
+	switch {
+	case errors.Is(err, index.ErrThreshold):
+		return fmt.Errorf("%w: --threshold %s", errUsage, strings.TrimPrefix(err.Error(), index.ErrThreshold.Error()+": "))
+	case errors.Is(err, neardup.ErrInvalid):
+		return fmt.Errorf("%w: --%s", errUsage, strings.TrimPrefix(err.Error(), neardup.ErrInvalid.Error()+": "))
+	}
+	return err
 }

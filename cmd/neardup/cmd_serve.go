@@ -13,11 +13,10 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cliflags"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/index/redisstore"
-	"github.com/neardup/neardup/cliflags"
 	"github.com/neardup/neardup/server"
-	"github.com/neardup/neardup/shingle"
 )
 
 const serveUsage = `Usage: neardup serve --index DIR [flags]
@@ -243,81 +242,16 @@ func (f *serveFlags) open(ctx context.Context) (*index.Index, string, bool, erro
 		}
 		st = ps
 	}
-	ix, isNew, err := f.openIndex(ctx, st, where, so, want)
+	given := f.params.GivenFields()
+	if f.params.Set["keep-texts"] {
+		given = append(given, "KeepTexts")
+	}
+	ix, isNew, err := openAsked(ctx, st, where, index.Meta{Params: want, KeepTexts: f.keepTexts}, given, "keep-texts", index.Options{MaxBucket: f.maxBucket})
 	if err != nil {
 		st.Close()
 		return nil, "", false, err
 	}
 	return ix, where, isNew, nil
-}
-
-func (f *serveFlags) openIndex(ctx context.Context, st index.Store, where string, so shingle.Options, want neardup.Params) (*index.Index, bool, error) {
-	o := index.Options{MaxBucket: f.maxBucket}
-	m, err := st.Meta(ctx)
-	switch {
-	case errors.Is(err, index.ErrNoIndex):
-		ix, err := index.Create(ctx, st, index.Meta{Params: want, KeepTexts: f.keepTexts}, o)
-		if err != nil {
-			return nil, false, fmt.Errorf("create the index in %s: %w", where, err)
-		}
-		return ix, true, nil
-	case err != nil:
-		return nil, false, fmt.Errorf("%s: %w", where, err)
-	}
-	if f.params.Any() {
-		asked, err := f.askedParams(so, m.Params)
-		if err != nil {
-			return nil, false, err
-		}
-		if err := m.Params.Compatible(asked); err != nil {
-			return nil, false, fmt.Errorf("the index in %s was made with %v; the flags differ: %w (leave them out to use the index's)", where, m.Params, err)
-		}
-	}
-	if f.params.Set["keep-texts"] && f.keepTexts != m.KeepTexts {
-		return nil, false, fmt.Errorf("the index in %s was made with --keep-texts=%v; it cannot change", where, m.KeepTexts)
-	}
-	ix, err := index.Open(ctx, st, o)
-	if err != nil {
-		return nil, false, fmt.Errorf("%s: %w", where, err)
-	}
-	return ix, false, nil
-}
-
-// askedParams are the parameters the flags ask of an existing index made
-// with have: those given explicitly, and have's for the others (the bands
-// and rows are chosen anew when slots, threshold or recall were given
-// without them).
-func (f *serveFlags) askedParams(so shingle.Options, have neardup.Params) (neardup.Params, error) {
-	set := f.params.Set
-	if !set["shingle"] {
-		so.Mode = have.Shingle.Mode
-	}
-	if !set["ngram"] {
-		so.N = 0 // the mode's default
-		if so.Mode == have.Shingle.Mode {
-			so.N = have.Shingle.N
-		}
-	}
-	if !set["bag"] {
-		so.Bag = have.Shingle.Bag
-	}
-	pf := f.params
-	if !set["num-perm"] {
-		pf.NumPerm = have.Slots
-	}
-	if !set["seed"] {
-		pf.Seed = have.Seed
-	}
-	if !set["threshold"] {
-		pf.Threshold = have.Threshold
-	}
-	if !set["recall"] {
-		pf.Recall = have.Recall
-	}
-	if !set["bands"] && !set["rows"] && !set["num-perm"] && !set["threshold"] && !set["recall"] {
-		pf.Bands, pf.Rows = have.LSH.Bands, have.LSH.Rows
-	}
-	return pf.Params(so)
 }
 
 // serve runs the HTTP server until ctx is done, then shuts it down

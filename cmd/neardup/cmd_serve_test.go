@@ -422,10 +422,10 @@ func TestServeRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix.Close()
-	f(exitError, "the flags differ: incompatible parameters: threshold 0.5 vs 0.6", "--index", idx, "--threshold", "0.5")
-	f(exitError, "the flags differ: incompatible parameters: shingles word 5-grams vs word 3-grams", "--index", idx, "--ngram", "5")
-	f(exitError, "the flags differ: incompatible parameters: slots 64 vs 128", "--index", idx, "--num-perm", "64")
-	f(exitError, "made with --keep-texts=true; it cannot change", "--index", idx, "--keep-texts=false")
+	f(exitError, "made with --threshold=0.6; --threshold=0.5 differs from it", "--index", idx, "--threshold", "0.5")
+	f(exitError, "made with --ngram=3; --ngram=5 differs from it", "--index", idx, "--ngram", "5")
+	f(exitError, "made with --num-perm=128; --num-perm=64 differs from it", "--index", idx, "--num-perm", "64")
+	f(exitError, "made with --keep-texts=true; --keep-texts=false differs from it", "--index", idx, "--keep-texts=false")
 	if ids := serveReopen(t, idx); len(ids) != 0 {
 		t.Errorf("documents %v", ids)
 	}

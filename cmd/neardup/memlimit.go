@@ -16,14 +16,9 @@ import (
 	"github.com/neardup/neardup/corpus"
 )
 
-// One pass holds every document's shingle set: measured on the generated
-// benchmark corpora (bench/run.sh, 100k and 1M documents), peak memory is
-// 1.9-2.4 times the input's bytes; 2.5 leaves a margin. A compressed input is counted as
-// compressedRatio times its size.
-const (
-	onePassPerByte  = 2.5
-	compressedRatio = 4
-)
+// A compressed input is counted as compressedRatio times its size in the
+// text bytes whose one-pass memory (neardup.OnePassMemory) is estimated.
+const compressedRatio = 4
 
 // memoryLimit is the value of --memory-limit: a size in bytes, 0 for none,
 // or auto (-1): a share of the machine's memory.
@@ -180,13 +175,13 @@ const rereadAbove = 256 << 20
 // (spooled to a temporary file) under an explicit limit, one under auto.
 func planPasses(o neardup.Options, m memoryLimit, inputs []string, format corpus.Format) string {
 	limit := m.resolve()
-	if limit <= 0 || !twoPassModes(o) {
+	if limit <= 0 || !o.CanTwoPass() {
 		return ""
 	}
 	if m > 0 && slices.Contains(inputs, "-") {
 		return fmt.Sprintf("standard input, whose size is not known in advance, under --memory-limit %s", humanBytes(limit))
 	}
-	need := int64(onePassPerByte * float64(inputBytes(inputs)))
+	need := neardup.OnePassMemory(inputBytes(inputs))
 	if need > limit {
 		return fmt.Sprintf("one pass would need about %s, over --memory-limit %s", humanBytes(need), humanBytes(limit))
 	}
@@ -194,13 +189,6 @@ func planPasses(o neardup.Options, m memoryLimit, inputs []string, format corpus
 		return fmt.Sprintf("the inputs are plain files: one pass would hold every shingle set, about %s; --memory-limit none for one pass", humanBytes(need))
 	}
 	return ""
-}
-
-// twoPassModes reports whether o's modes allow two passes: exact
-// verification, no idf weights, no edit refinement (the others keep every
-// set, every token list or only signatures).
-func twoPassModes(o neardup.Options) bool {
-	return o.Verify == neardup.VerifyExact && o.Weight == neardup.WeightNone && o.Refine == neardup.RefineNone
 }
 
 // cheapToReread reports whether every input is a regular file whose

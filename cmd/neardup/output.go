@@ -524,10 +524,10 @@ func overLimitReason(o neardup.Options, passes int) string {
 		return "two passes still keep every document's signature and set bitmap, the candidate pairs held and the sets read again, which a lower limit does not reduce"
 	case o.Verify == neardup.VerifyEstimate:
 		return "--verify estimate keeps no shingle set but every document's signature, which a lower limit does not reduce"
-	case !twoPassModes(o):
+	case !o.CanTwoPass():
 		return "one pass keeps every shingle set, and --weight idf and --refine edit cannot take two passes"
 	}
-	return fmt.Sprintf("one pass was estimated at %g times the input, under the limit; a lower limit takes two passes", onePassPerByte)
+	return fmt.Sprintf("one pass was estimated at %g times the input, under the limit; a lower limit takes two passes", neardup.OnePassPerByte)
 }
 
 // dur and humanBytes are human.Duration and human.Bytes, as the report
