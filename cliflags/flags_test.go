@@ -36,7 +36,7 @@ func TestEngineOptionsErrors(t *testing.T) {
 	f := func(want string, args ...string) {
 		t.Helper()
 		_, err := engineOptions(t, args...)
-		if !errors.Is(err, ErrUsage) || err.Error() != "usage: "+want {
+		if !errors.Is(err, ErrUsage) || err.Error() != ErrUsage.Error()+": "+want {
 			t.Errorf("%q: %v, want usage: %s", args, err, want)
 		}
 	}

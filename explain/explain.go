@@ -8,6 +8,10 @@
 // Documents are numbered by their place in the corpus, from 0; pairs are
 // neardup.Pair values with A < B. Nothing here is safe for concurrent
 // mutation of its inputs; the functions do not retain or modify them.
+//
+// Who uses it from outside: a program that shows its users why two
+// documents were grouped (or not), from a batch's Result.Pairs or from a
+// pairs file read back with the same numbering.
 package explain
 
 import (

@@ -39,9 +39,9 @@ func TestCheckThreshold(t *testing.T) {
 	}{
 		{0, nil, ""}, {0.6, nil, ""}, {0.61, nil, ""}, {1, nil, ""},
 		{0.59, index.ErrThreshold, "index: threshold below the index's: 0.59 is below the index's 0.6 (the index finds pairs at its threshold; ask for more, not less)"},
-		{1.5, neardup.ErrInvalid, "invalid argument: threshold 1.5: want a number in (0, 1]"},
-		{-0.1, neardup.ErrInvalid, "invalid argument: threshold -0.1: want a number in (0, 1]"},
-		{math.NaN(), neardup.ErrInvalid, "invalid argument: threshold NaN: want a number in (0, 1]"},
+		{1.5, neardup.ErrInvalid, "neardup: invalid argument: threshold 1.5: want a number in (0, 1]"},
+		{-0.1, neardup.ErrInvalid, "neardup: invalid argument: threshold -0.1: want a number in (0, 1]"},
+		{math.NaN(), neardup.ErrInvalid, "neardup: invalid argument: threshold NaN: want a number in (0, 1]"},
 	} {
 		err := ix.CheckThreshold(c.t)
 		if c.want == nil && err != nil || c.want != nil && (!errors.Is(err, c.want) || err.Error() != c.msg) {
