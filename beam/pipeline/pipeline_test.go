@@ -23,8 +23,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	"github.com/neardup/neardup"
-	"github.com/neardup/neardup/corpus"
 	"github.com/neardup/neardup/cliflags"
+	"github.com/neardup/neardup/corpus"
 )
 
 const sample = "../../testdata/sample/ads.jsonl"
