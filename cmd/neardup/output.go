@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cmd/neardup/internal/corpusout"
 	"github.com/neardup/neardup/cmd/neardup/internal/human"
 	"github.com/neardup/neardup/cmd/neardup/internal/report"
 	"github.com/neardup/neardup/cmd/neardup/internal/summary"
@@ -441,10 +442,10 @@ func writeClusters(w *bufio.Writer, b *neardup.Batch, res *neardup.Result) error
 }
 
 // writeCorpus writes the inputs without their duplicates
-// (dedupout.WriteCorpus, dedupout.WriteCorpusDir), each record counted in
+// (corpusout.WriteCorpus, corpusout.WriteCorpusDir), each record counted in
 // pr.
 func writeCorpus(ctx context.Context, e *env, path string, src *source, co corpus.Options, res *neardup.Result, pr *progress) (*pending, error) {
-	dropped := dedupout.NewDropped(len(src.inputs), res.Dup, src.fileOf, src.numOf)
+	dropped := corpusout.NewDropped(len(src.inputs), res.Dup, src.fileOf, src.numOf)
 	keep := func(file, num int) bool {
 		pr.add(1)
 		return !dropped.Has(file, num)
@@ -461,7 +462,7 @@ func writeCorpus(ctx context.Context, e *env, path string, src *source, co corpu
 			return nil, fmt.Errorf("--output %s: already exists (a directory output is never overwritten)", path)
 		}
 		// Once ctx is done, the rest of the files are skipped.
-		tmp, err := dedupout.WriteCorpusDir(path, src.inputs[0], func(num int) bool { return ctx.Err() == nil && keep(0, num) })
+		tmp, err := corpusout.WriteCorpusDir(path, src.inputs[0], func(num int) bool { return ctx.Err() == nil && keep(0, num) })
 		if err == nil {
 			if err = ctx.Err(); err != nil {
 				os.RemoveAll(tmp)
@@ -485,7 +486,7 @@ func writeCorpus(ctx context.Context, e *env, path string, src *source, co corpu
 	if err != nil {
 		return nil, err
 	}
-	if err := dedupout.WriteCorpus(p.w, path, src.inputs, co, keep); err != nil {
+	if err := corpusout.WriteCorpus(p.w, path, src.inputs, co, keep); err != nil {
 		p.discard()
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}

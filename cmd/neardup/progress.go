@@ -2,11 +2,10 @@ package main
 
 import (
 	"fmt"
-	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cmd/neardup/internal/statusline"
 )
 
 // progress is what a command reports while it works: the current stage
@@ -62,64 +61,16 @@ func (p *progress) line(el float64) string {
 	if total <= 0 && done > 0 {
 		return fmt.Sprintf("%s: %d", stage, done)
 	}
-	return fmt.Sprintf("%s: %s", stage, bar(done, total))
+	return fmt.Sprintf("%s: %s", stage, statusline.Bar(done, total))
 }
 
 // startProgress shows p as a one-line display on standard error while a
 // command works, when standard error is a terminal and the command has
-// taken more than a second. The returned function stops it and clears the
-// line; it may be called more than once.
+// taken more than a second (statusline.Show). The returned function stops
+// it and clears the line; it may be called more than once.
 func startProgress(e *env, disabled bool, p *progress) (stop func()) {
 	if disabled || !e.stderrTTY {
 		return func() {}
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		start := time.Now()
-		select {
-		case <-done:
-			return
-		case <-time.After(time.Second):
-		}
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			el := time.Since(start).Seconds()
-			fmt.Fprintf(e.stderr, "\r\x1b[K%s  %.1fs", p.line(el), el)
-			select {
-			case <-done:
-				fmt.Fprint(e.stderr, "\r\x1b[K")
-				return
-			case <-tick.C:
-			}
-		}
-	})
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			close(done)
-			wg.Wait()
-		})
-	}
-}
-
-// bar draws done/total as a 30-column bar and a percentage, or "working"
-// when the total is unknown.
-func bar(done, total int64) string {
-	if total <= 0 {
-		return "working"
-	}
-	const width = 30
-	f := min(float64(done)/float64(total), 1)
-	n := int(f * width)
-	b := make([]byte, width)
-	for i := range b {
-		if i < n {
-			b[i] = '#'
-		} else {
-			b[i] = '.'
-		}
-	}
-	return fmt.Sprintf("[%s] %3.0f%%", b, 100*f)
+	return statusline.Show(e.stderr, p.line)
 }

@@ -1,7 +1,6 @@
 // Package dedupout writes the lines of dedup's outputs, the pairs TSV and
 // the clusters JSONL, so that every program that writes them (neardup
-// dedup, the Beam pipeline) writes the same bytes for the same result; and
-// the deduplicated corpus, the inputs without their duplicates' records.
+// dedup, the Beam pipeline) writes the same bytes for the same result.
 package dedupout
 
 import (

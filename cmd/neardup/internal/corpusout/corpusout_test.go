@@ -1,4 +1,4 @@
-package dedupout_test
+package corpusout_test
 
 import (
 	"bytes"
@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/corpusout"
 	"github.com/neardup/neardup/corpus"
-	"github.com/neardup/neardup/internal/dedupout"
 )
 
 func TestDropped(t *testing.T) {
@@ -19,7 +19,7 @@ func TestDropped(t *testing.T) {
 	dup := []bool{false, true, false, true, true}
 	fileOf := []int32{0, 0, 1, 1, 1}
 	numOf := []int32{1, 2, 0, 1, 3}
-	dr := dedupout.NewDropped(3, dup, fileOf, numOf)
+	dr := corpusout.NewDropped(3, dup, fileOf, numOf)
 	// file, record: left out?
 	for _, c := range []struct {
 		file, num int
@@ -42,7 +42,7 @@ func TestWriteCorpus(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	keep := func(file, num int) bool { return num%2 == 1 }
-	if err := dedupout.WriteCorpus(&buf, "out.txt.gz", []string{in}, corpus.Options{Format: corpus.Text}, keep); err != nil {
+	if err := corpusout.WriteCorpus(&buf, "out.txt.gz", []string{in}, corpus.Options{Format: corpus.Text}, keep); err != nil {
 		t.Fatal(err)
 	}
 	zr, err := gzip.NewReader(&buf)
@@ -66,14 +66,14 @@ func TestWriteCorpusDir(t *testing.T) {
 		}
 	}
 	path := filepath.Join(t.TempDir(), "out")
-	if err := os.MkdirAll(dedupout.TempDir(path)+"/stale", 0o755); err != nil {
+	if err := os.MkdirAll(corpusout.TempDir(path)+"/stale", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tmp, err := dedupout.WriteCorpusDir(path, src, func(num int) bool { return num != 2 })
+	tmp, err := corpusout.WriteCorpusDir(path, src, func(num int) bool { return num != 2 })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tmp != dedupout.TempDir(path) || !strings.HasPrefix(filepath.Base(tmp), ".out.tmp") || filepath.Dir(tmp) != filepath.Dir(path) {
+	if tmp != corpusout.TempDir(path) || !strings.HasPrefix(filepath.Base(tmp), ".out.tmp") || filepath.Dir(tmp) != filepath.Dir(path) {
 		t.Errorf("temporary directory %s, want a hidden name beside %s", tmp, path)
 	}
 	entries, err := os.ReadDir(tmp)

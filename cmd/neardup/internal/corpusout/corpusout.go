@@ -1,7 +1,7 @@
-package dedupout
-
-// The deduplicated corpus: the inputs without the records of a result's
-// duplicates, in the inputs' own format (corpus.Filter, corpus.FilterDir).
+// Package corpusout writes dedup's deduplicated corpus: the inputs without
+// the records of a result's duplicates, in the inputs' own format
+// (corpus.Filter, corpus.FilterDir).
+package corpusout
 
 import (
 	"io"
